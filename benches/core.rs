@@ -1,0 +1,113 @@
+//! Core throughput, printed (not asserted): `cargo bench --bench core`.
+//! A plain main (harness = false) so it needs no benchmark framework.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use web_locks::core::{ClientId, Flavor, LockManager, Mode, RequestId};
+
+/// request + grant + release of one lock, `ops` times, with `held` other names held.
+fn request_release(held: usize, ops: u64) -> f64 {
+    let mut m = LockManager::new();
+    let names: Vec<String> = (0..held.max(1)).map(|i| format!("resource/{i}")).collect();
+    let mut id = 0u64;
+    for name in names.iter().take(held) {
+        id += 1;
+        m.request(
+            ClientId(0),
+            RequestId(id),
+            name,
+            Mode::Exclusive,
+            Flavor::Queue,
+        )
+        .unwrap();
+    }
+    while m.poll_action().is_some() {}
+    let start = Instant::now();
+    for i in 0..ops {
+        id += 1;
+        let name = "the-lock";
+        let _ = i;
+        m.request(
+            ClientId(1),
+            RequestId(id),
+            name,
+            Mode::Exclusive,
+            Flavor::Queue,
+        )
+        .unwrap();
+        black_box(m.poll_action());
+        m.release(RequestId(id));
+    }
+    ops as f64 / start.elapsed().as_secs_f64()
+}
+
+/// The same with contention: two clients alternate on one name (each release hands over).
+fn handoff(ops: u64) -> f64 {
+    let mut m = LockManager::new();
+    m.request(
+        ClientId(0),
+        RequestId(0),
+        "x",
+        Mode::Exclusive,
+        Flavor::Queue,
+    )
+    .unwrap();
+    let start = Instant::now();
+    for id in 1..=ops {
+        m.request(
+            ClientId((id % 2) as u32),
+            RequestId(id),
+            "x",
+            Mode::Exclusive,
+            Flavor::Queue,
+        )
+        .unwrap();
+        m.release(RequestId(id - 1));
+        black_box(m.poll_action());
+    }
+    ops as f64 / start.elapsed().as_secs_f64()
+}
+
+fn snapshot_cost(held: usize, rounds: u32) -> f64 {
+    let mut m = LockManager::new();
+    for i in 0..held {
+        let name = format!("resource/{i}");
+        m.request(
+            ClientId((i % 16) as u32),
+            RequestId(i as u64),
+            &name,
+            Mode::Shared,
+            Flavor::Queue,
+        )
+        .unwrap();
+    }
+    let start = Instant::now();
+    for _ in 0..rounds {
+        black_box(m.snapshot());
+    }
+    start.elapsed().as_secs_f64() * 1e3 / rounds as f64
+}
+
+fn main() {
+    println!("web-locks core benchmark (one thread; higher ops/s is better)");
+    println!("{:<48} {:>14}", "case", "result");
+    for held in [0usize, 1, 1_000, 100_000] {
+        let rate = request_release(held, 3_000_000);
+        println!(
+            "{:<48} {:>10.2} M ops/s",
+            format!("request+grant+release, {held} other names held"),
+            rate / 1e6
+        );
+    }
+    println!(
+        "{:<48} {:>10.2} M ops/s",
+        "two-client handoff on one name",
+        handoff(3_000_000) / 1e6
+    );
+    println!(
+        "{:<48} {:>13.3} ms",
+        "snapshot() with 10,000 held",
+        snapshot_cost(10_000, 200)
+    );
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One idempotent setup for a fresh machine: wasm32 target, wasm-bindgen-cli matching Cargo.lock,
+# wasm-pack, Chromium + chromedriver (when no Chrome is present), npm packages.
+# Every step is skipped when what it installs is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log() { printf '\n== setup: %s\n' "$*"; }
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+
+apt_updated=""
+apt_install() { # apt_install pkg... : installs the missing ones
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ -z "$apt_updated" ]; then $SUDO apt-get update -qq; apt_updated=1; fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+}
+
+# 1. A Rust toolchain that targets wasm32-unknown-unknown.
+rustup_has_wasm() { [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown/lib" ]; }
+debian_has_wasm() { ls /usr/lib/rustlib/wasm32-unknown-unknown/lib/libstd-*.rlib >/dev/null 2>&1; }
+if rustup_has_wasm || debian_has_wasm; then
+  log "wasm32 target present"
+elif timeout 45 rustup target add wasm32-unknown-unknown; then
+  log "wasm32 target added by rustup"
+else
+  log "rustup cannot download; building the wasm32 std offline from Debian's rust-web-src (TOOLCHAIN.md)"
+  apt_install rustc-web cargo-web rust-web-src lld binaryen
+  [ -e /usr/local/bin/rust-lld ] || $SUDO ln -s /usr/bin/lld /usr/local/bin/rust-lld
+  tmp=$(mktemp -d)
+  (cd "$tmp" && /usr/bin/cargo new -q --lib stdbuild && cd stdbuild &&
+    RUSTC_BOOTSTRAP=1 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=wasm-ld PATH=/usr/bin:$PATH \
+      /usr/bin/cargo build -q --release --target wasm32-unknown-unknown \
+      -Zbuild-std=std,panic_abort,panic_unwind,test,proc_macro)
+  $SUDO mkdir -p /usr/lib/rustlib/wasm32-unknown-unknown/lib
+  find "$tmp/stdbuild/target/wasm32-unknown-unknown/release/deps" -name '*.rlib' ! -name 'libstdbuild-*' \
+    -exec $SUDO cp {} /usr/lib/rustlib/wasm32-unknown-unknown/lib/ \;
+  rm -rf "$tmp"
+  debian_has_wasm
+fi
+command -v wasm-opt >/dev/null || apt_install binaryen
+
+# 2. wasm-bindgen-cli at exactly the version in Cargo.lock, and wasm-pack.
+want=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print}' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [ "$have" = "$want" ]; then log "wasm-bindgen-cli $want present"
+else log "installing wasm-bindgen-cli $want"; cargo install -q wasm-bindgen-cli --version "$want" --force; fi
+if command -v wasm-pack >/dev/null; then log "wasm-pack present"
+else log "installing wasm-pack"; cargo install -q wasm-pack --locked; fi
+
+# 3. A browser and its driver for the tests (Debian's; never a downloaded one).
+if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then log "chromium present"
+else log "installing chromium"; apt_install chromium chromium-driver; fi
+
+# 4. npm packages (playwright-core, esbuild, ...), exactly as locked.
+if [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then log "npm packages present"
+else log "installing npm packages"; npm ci --no-audit --no-fund; fi
+log "done"

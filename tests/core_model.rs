@@ -1,0 +1,331 @@
+//! Property tests: random operation sequences against a literal, slow reference model of
+//! the spec (vectors scanned end to end), with invariants checked after every step.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proptest::prelude::*;
+use web_locks::core::{
+    AbortOutcome, Action, ClientId, Flavor, LockManager, Mode, ReleaseOutcome, RequestId, Stats,
+};
+
+const CLIENTS: u32 = 4;
+const NAMES: [&str; 3] = ["a", "b", "c"];
+
+#[derive(Clone, Debug)]
+struct Req {
+    id: u64,
+    client: u32,
+    name: String,
+    mode: Mode,
+}
+
+/// The spec, transcribed naively: a map of queues and an ordered held list.
+#[derive(Default)]
+struct Model {
+    queues: BTreeMap<String, Vec<Req>>,
+    held: Vec<Req>,
+    actions: Vec<Action>,
+}
+
+fn act(kind: fn(ClientId, RequestId) -> Action, r: &Req) -> Action {
+    kind(ClientId(r.client), RequestId(r.id))
+}
+
+fn granted(client: ClientId, request: RequestId) -> Action {
+    Action::Granted { client, request }
+}
+fn stolen(client: ClientId, request: RequestId) -> Action {
+    Action::Stolen { client, request }
+}
+fn not_available(client: ClientId, request: RequestId) -> Action {
+    Action::NotAvailable { client, request }
+}
+
+impl Model {
+    fn queue(&mut self, name: &str) -> &mut Vec<Req> {
+        self.queues.entry(name.to_string()).or_default()
+    }
+
+    /// §2.5 grantable.
+    fn grantable(&self, r: &Req) -> bool {
+        let queue = self.queues.get(&r.name).map(Vec::as_slice).unwrap_or(&[]);
+        if !queue.is_empty() && queue[0].id != r.id {
+            return false;
+        }
+        let mut same = self.held.iter().filter(|l| l.name == r.name);
+        match r.mode {
+            Mode::Exclusive => same.next().is_none(),
+            Mode::Shared => same.all(|l| l.mode == Mode::Shared),
+        }
+    }
+
+    /// §4.4
+    fn process(&mut self, name: &str) {
+        while let Some(head) = self.queue(name).first().cloned() {
+            if !self.grantable(&head) {
+                break;
+            }
+            self.queue(name).remove(0);
+            self.actions.push(act(granted, &head));
+            self.held.push(head);
+        }
+    }
+
+    /// §4.1
+    fn request(&mut self, r: Req, flavor: Flavor) {
+        let name = r.name.clone();
+        match flavor {
+            Flavor::Steal => {
+                let (gone, kept) = std::mem::take(&mut self.held)
+                    .into_iter()
+                    .partition(|l| l.name == name);
+                self.held = kept;
+                for l in gone {
+                    self.actions.push(act(stolen, &l));
+                }
+                self.queue(&name).insert(0, r);
+            }
+            Flavor::IfAvailable if !self.grantable(&r) => {
+                self.actions.push(act(not_available, &r));
+                return;
+            }
+            _ => self.queue(&name).push(r),
+        }
+        self.process(&name);
+    }
+
+    /// §4.2
+    fn release(&mut self, id: u64) -> ReleaseOutcome {
+        if let Some(i) = self.held.iter().position(|l| l.id == id) {
+            let l = self.held.remove(i);
+            self.process(&l.name);
+            ReleaseOutcome::Released
+        } else if self.pending(id).is_some() {
+            ReleaseOutcome::NotHeld
+        } else {
+            ReleaseOutcome::Unknown
+        }
+    }
+
+    fn pending(&self, id: u64) -> Option<(String, usize)> {
+        self.queues
+            .iter()
+            .find_map(|(n, q)| q.iter().position(|r| r.id == id).map(|i| (n.clone(), i)))
+    }
+
+    /// §4.3
+    fn abort(&mut self, id: u64) -> AbortOutcome {
+        if let Some((name, i)) = self.pending(id) {
+            self.queue(&name).remove(i);
+            self.process(&name);
+            AbortOutcome::Removed
+        } else if self.held.iter().any(|l| l.id == id) {
+            AbortOutcome::AlreadyHeld
+        } else {
+            AbortOutcome::Unknown
+        }
+    }
+
+    /// §2.6, as one step: remove everything of the client, then process in name order.
+    fn client_gone(&mut self, client: u32) {
+        let mut affected = BTreeSet::new();
+        for (name, q) in self.queues.iter_mut() {
+            let before = q.len();
+            q.retain(|r| r.client != client);
+            if q.len() != before {
+                affected.insert(name.clone());
+            }
+        }
+        for l in self.held.iter().filter(|l| l.client == client) {
+            affected.insert(l.name.clone());
+        }
+        self.held.retain(|l| l.client != client);
+        for name in affected {
+            self.process(&name);
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    Request {
+        client: u32,
+        name: usize,
+        shared: bool,
+        flavor: u8,
+    },
+    /// Release the k-th held lock (modulo), if any.
+    Release(usize),
+    /// Abort the k-th pending request (modulo), if any.
+    Abort(usize),
+    /// Release or abort an id that may be unknown.
+    Stray(u64),
+    ClientGone(u32),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0..CLIENTS, 0..NAMES.len(), any::<bool>(), 0u8..10).prop_map(|(client, name, shared, flavor)| Op::Request { client, name, shared, flavor }),
+        5 => any::<usize>().prop_map(Op::Release),
+        2 => any::<usize>().prop_map(Op::Abort),
+        1 => (0u64..400).prop_map(Op::Stray),
+        1 => (0..CLIENTS).prop_map(Op::ClientGone),
+    ]
+}
+
+/// Snapshot rows: held sorted (no order promised), pending stably sorted by name (each
+/// name's queue order is promised and kept).
+type Rows = Vec<(String, Mode, u32, u64)>;
+
+fn core_rows(m: &LockManager) -> (Rows, Rows) {
+    let s = m.snapshot();
+    let row = |i: &web_locks::core::LockInfo| (i.name.to_string(), i.mode, i.client.0, i.request.0);
+    let mut held: Rows = s.held.iter().map(row).collect();
+    held.sort_by_key(|r| r.3);
+    let mut pending: Rows = s.pending.iter().map(row).collect();
+    pending.sort_by(|a, b| a.0.cmp(&b.0));
+    (held, pending)
+}
+
+fn model_rows(m: &Model) -> (Rows, Rows) {
+    let row = |r: &Req| (r.name.clone(), r.mode, r.client, r.id);
+    let mut held: Rows = m.held.iter().map(row).collect();
+    held.sort_by_key(|r| r.3);
+    let pending: Rows = m.queues.values().flatten().map(row).collect();
+    (held, pending)
+}
+
+fn check_invariants(held: &Rows, pending: &Rows) {
+    for name in NAMES {
+        let holders: Vec<_> = held.iter().filter(|h| h.0 == name).collect();
+        if holders.iter().any(|h| h.1 == Mode::Exclusive) {
+            assert_eq!(holders.len(), 1, "an exclusive holder is alone on {name}");
+        }
+    }
+    let mut ids: Vec<u64> = held.iter().chain(pending).map(|r| r.3).collect();
+    let n = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(
+        ids.len(),
+        n,
+        "no request is both pending and held, nor listed twice"
+    );
+}
+
+fn run(ops: Vec<Op>) {
+    let mut core = LockManager::new();
+    let mut model = Model::default();
+    let mut next_id = 0u64;
+    // Per name, ids of queued (non-steal) requests in request order: grants must follow it.
+    let mut fifo: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut steals = BTreeSet::new();
+    for op in ops {
+        match op {
+            Op::Request {
+                client,
+                name,
+                shared,
+                flavor,
+            } => {
+                next_id += 1;
+                let flavor = match flavor {
+                    0 => Flavor::Steal,
+                    1 | 2 => Flavor::IfAvailable,
+                    _ => Flavor::Queue,
+                };
+                // The API never sends a shared steal (§3.2.1 step 7).
+                let mode = if shared && flavor != Flavor::Steal {
+                    Mode::Shared
+                } else {
+                    Mode::Exclusive
+                };
+                let r = Req {
+                    id: next_id,
+                    client,
+                    name: NAMES[name].to_string(),
+                    mode,
+                };
+                if flavor == Flavor::Steal {
+                    steals.insert(next_id);
+                } else {
+                    fifo.entry(r.name.clone()).or_default().push(next_id);
+                }
+                core.request(ClientId(client), RequestId(r.id), &r.name, mode, flavor)
+                    .unwrap();
+                model.request(r, flavor);
+            }
+            Op::Release(k) if !model.held.is_empty() => {
+                let id = model.held[k % model.held.len()].id;
+                assert_eq!(core.release(RequestId(id)), model.release(id));
+            }
+            Op::Abort(k) => {
+                let pending: Vec<u64> = model.queues.values().flatten().map(|r| r.id).collect();
+                if !pending.is_empty() {
+                    let id = pending[k % pending.len()];
+                    assert_eq!(core.abort(RequestId(id)), model.abort(id));
+                }
+            }
+            Op::Stray(id) => {
+                assert_eq!(core.abort(RequestId(id)), model.abort(id));
+                assert_eq!(core.release(RequestId(id)), model.release(id));
+            }
+            Op::ClientGone(c) => {
+                core.client_gone(ClientId(c));
+                model.client_gone(c);
+            }
+            Op::Release(_) => {}
+        }
+        let actions: Vec<Action> = std::iter::from_fn(|| core.poll_action()).collect();
+        assert_eq!(
+            actions,
+            std::mem::take(&mut model.actions),
+            "same actions, same order"
+        );
+        for a in &actions {
+            if let Action::Granted { request, .. } = a {
+                if steals.contains(&request.0) {
+                    continue;
+                }
+                // FIFO: the grant is the oldest request of its name not yet granted or gone.
+                let live: BTreeSet<u64> = model
+                    .queues
+                    .values()
+                    .flatten()
+                    .map(|r| r.id)
+                    .chain(model.held.iter().map(|l| l.id))
+                    .collect();
+                let name = &model.held.iter().find(|l| l.id == request.0).unwrap().name;
+                let order = fifo.get_mut(name).unwrap();
+                order.retain(|id| live.contains(id));
+                let held_ids: BTreeSet<u64> = model.held.iter().map(|l| l.id).collect();
+                let first_waiting = order
+                    .iter()
+                    .find(|id| !held_ids.contains(id) || **id == request.0);
+                assert_eq!(first_waiting, Some(&request.0), "grant out of FIFO order");
+            }
+        }
+        let (held, pending) = core_rows(&core);
+        assert_eq!(
+            (&held, &pending),
+            (&model_rows(&model).0, &model_rows(&model).1)
+        );
+        check_invariants(&held, &pending);
+        assert_eq!(core.stats().requests, held.len() + pending.len());
+    }
+    for c in 0..CLIENTS {
+        core.client_gone(ClientId(c));
+    }
+    while core.poll_action().is_some() {}
+    assert_eq!(core.stats(), Stats::default(), "memory returns to zero");
+}
+
+proptest! {
+    // 256 cases × ~4,000 operations ≈ 10^6 operations per `cargo test`.
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #[test]
+    fn core_matches_the_reference_model(ops in prop::collection::vec(op(), 3000..5000)) {
+        run(ops);
+    }
+}
