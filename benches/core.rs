@@ -24,7 +24,7 @@ fn request_release(held: usize, ops: u64) -> f64 {
     }
     while m.poll_action().is_some() {}
     let start = Instant::now();
-    for i in 0..ops {
+    for _ in 0..ops {
         id += 1;
         let name = "the-lock";
         let _ = i;

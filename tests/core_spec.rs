@@ -41,7 +41,9 @@ fn granted(c: ClientId, id: u64) -> Action {
 }
 
 /// (name, mode, client) of held and pending, held sorted (no order is promised).
-fn state(m: &LockManager) -> (Vec<(String, Mode, u32)>, Vec<(String, Mode, u32)>) {
+type Rows = Vec<(String, Mode, u32)>;
+
+fn state(m: &LockManager) -> (Rows, Rows) {
     let snap = m.snapshot();
     let row = |i: &web_locks::core::LockInfo| (i.name.to_string(), i.mode, i.client.0);
     let mut held: Vec<_> = snap.held.iter().map(row).collect();

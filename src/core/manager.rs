@@ -5,6 +5,8 @@ use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::id_hash::IdMap;
+
 use super::resource::{GrantSeq, QueueKey, Resource, Slot};
 use super::types::{
     AbortOutcome, Action, ClientId, Flavor, LockInfo, Mode, ReleaseOutcome, RequestError,
@@ -32,7 +34,7 @@ pub struct LockManager {
     /// A name is present only while it has a holder or a queued request.
     resources: FxHashMap<Rc<str>, Resource>,
     /// Every pending or held request by id, so release and abort find it without a scan.
-    entries: FxHashMap<RequestId, Entry>,
+    entries: IdMap<Entry>,
     /// Each client's live requests, for §2.6.
     clients: FxHashMap<ClientId, FxHashSet<RequestId>>,
     actions: VecDeque<Action>,
@@ -51,7 +53,7 @@ impl LockManager {
     pub fn new() -> Self {
         LockManager {
             resources: FxHashMap::default(),
-            entries: FxHashMap::default(),
+            entries: IdMap::default(),
             clients: FxHashMap::default(),
             actions: VecDeque::new(),
             next_back: 0,

@@ -10,6 +10,7 @@
 //! [`RequestId`] per `request()` call. A granted request becomes a lock with the same id, so
 //! "lock id" and "request id" are one number (every request yields at most one lock).
 
+mod id_hash;
 mod manager;
 mod resource;
 mod types;
