@@ -16,7 +16,7 @@ fn request_release(held: usize, ops: u64) -> f64 {
         m.request(
             ClientId(0),
             RequestId(id),
-            name,
+            "the-lock",
             Mode::Exclusive,
             Flavor::Queue,
         )
@@ -26,12 +26,10 @@ fn request_release(held: usize, ops: u64) -> f64 {
     let start = Instant::now();
     for _ in 0..ops {
         id += 1;
-        let name = "the-lock";
-        let _ = i;
         m.request(
             ClientId(1),
             RequestId(id),
-            name,
+            "the-lock",
             Mode::Exclusive,
             Flavor::Queue,
         )
