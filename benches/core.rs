@@ -9,14 +9,14 @@ use web_locks::core::{ClientId, Flavor, LockManager, Mode, RequestId};
 /// request + grant + release of one lock, `ops` times, with `held` other names held.
 fn request_release(held: usize, ops: u64) -> f64 {
     let mut m = LockManager::new();
-    let names: Vec<String> = (0..held.max(1)).map(|i| format!("resource/{i}")).collect();
     let mut id = 0u64;
-    for name in names.iter().take(held) {
+    for i in 0..held {
         id += 1;
+        let name = format!("resource/{i}");
         m.request(
             ClientId(0),
             RequestId(id),
-            "the-lock",
+            &name,
             Mode::Exclusive,
             Flavor::Queue,
         )
