@@ -25,7 +25,7 @@ elif timeout 45 rustup target add wasm32-unknown-unknown; then
   log "wasm32 target added by rustup"
 else
   log "rustup cannot download; building the wasm32 std offline from Debian's rust-web-src (TOOLCHAIN.md)"
-  apt_install rustc-web cargo-web rust-web-src lld binaryen
+  apt_install rustc-web cargo-web rust-web-src lld
   [ -e /usr/local/bin/rust-lld ] || $SUDO ln -s /usr/bin/lld /usr/local/bin/rust-lld
   tmp=$(mktemp -d)
   (cd "$tmp" && /usr/bin/cargo new -q --lib stdbuild && cd stdbuild &&
@@ -38,7 +38,6 @@ else
   rm -rf "$tmp"
   debian_has_wasm
 fi
-command -v wasm-opt >/dev/null || apt_install binaryen
 
 # 2. wasm-bindgen-cli at exactly the version in Cargo.lock, and wasm-pack.
 want=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print}' Cargo.lock)

@@ -1,0 +1,4 @@
+// Importing this module installs navigator.locks where the browser lacks it.
+import { install } from './index.js';
+
+install();

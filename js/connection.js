@@ -1,0 +1,88 @@
+// One context's link to the lock worker: a MessagePort speaking the protocol documented in
+// src/protocol.rs. Messages posted before the worker has loaded wait in the port, so the
+// first synchronous request() of a page is never lost.
+
+import { domException } from './errors.js';
+
+const VERSION = 1;
+const WORKER_NAME = 'web-locks-polyfill';
+
+export class Connection {
+  constructor(workerUrl, clientId) {
+    this.workerUrl = workerUrl;
+    this.clientId = clientId;
+    this.port = null;
+    this.nextId = 0;
+    // id -> handler: { granted, notAvailable, stolen, snapshot, error }
+    this.handlers = new Map();
+  }
+
+  // A fresh request id (below 2^32, never 0, not in use by a live request).
+  newId() {
+    do {
+      this.nextId = (this.nextId + 1) >>> 0;
+    } while (this.nextId === 0 || this.handlers.has(this.nextId));
+    return this.nextId;
+  }
+
+  // Sends `message` for request `id`, whose replies go to `handler`.
+  send(id, message, handler) {
+    if (handler) this.handlers.set(id, handler);
+    this.post(message);
+  }
+
+  // Forgets a request: no further replies are expected for it.
+  done(id) {
+    this.handlers.delete(id);
+  }
+
+  post(message) {
+    this.open();
+    message.v = VERSION;
+    this.port.postMessage(message);
+  }
+
+  open() {
+    if (this.port) return;
+    const worker = new SharedWorker(this.workerUrl, { name: WORKER_NAME });
+    this.port = worker.port;
+    this.port.onmessage = (event) => this.dispatch(event.data);
+    worker.onerror = () => this.fail('the lock worker failed to start (' + this.workerUrl + ')');
+    this.port.postMessage({ v: VERSION, type: 'hello', clientId: this.clientId });
+  }
+
+  // §2.6: this context goes away; the worker releases its locks and drops its requests.
+  close() {
+    if (!this.port) return;
+    this.port.postMessage({ v: VERSION, type: 'goodbye' });
+    this.port.close();
+    this.port = null;
+    this.handlers.clear();
+  }
+
+  dispatch(message) {
+    if (!message || message.v !== VERSION) {
+      console.error('web-locks: unexpected message from the lock worker', message);
+      return;
+    }
+    if (message.type === 'fatal') {
+      this.fail(message.message);
+      return;
+    }
+    const handler = this.handlers.get(message.id);
+    if (message.type === 'error') {
+      console.error('web-locks: the lock worker refused a message: ' + message.message);
+      if (handler) handler.error(domException('InvalidStateError', message.message));
+      return;
+    }
+    const act = handler && handler[message.type];
+    if (act) act.call(handler, message);
+  }
+
+  fail(reason) {
+    console.error('web-locks: ' + reason);
+    const handlers = [...this.handlers.values()];
+    this.handlers.clear();
+    for (const handler of handlers) handler.error(domException('InvalidStateError', reason));
+  }
+}

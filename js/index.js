@@ -1,0 +1,7 @@
+// The package's main entry: installs nothing until asked.
+import { makeApi } from './install.js';
+
+export const { install, createLockManager, LockManager, Lock } = makeApi({
+  workerUrl: () => new URL('./web-locks-worker.js', import.meta.url),
+  wasmUrl: () => new URL('./web_locks_bg.wasm', import.meta.url),
+});

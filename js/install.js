@@ -1,0 +1,58 @@
+// Installing the polyfill: navigator.locks, LockManager and Lock, where missing (or forced).
+
+import { Connection } from './connection.js';
+import { Lock, LockManager, newLockManager } from './lock-manager.js';
+
+// A v4 UUID; crypto.randomUUID is secure-context only, getRandomValues is not.
+function uuid() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+// Where the worker script and its .wasm are: the entry module passes its defaults,
+// `options.workerUrl` / `options.wasmUrl` override them.
+function workerLocation(defaults, options) {
+  const worker = new URL(options.workerUrl || defaults.workerUrl(), location.href);
+  const wasm = options.wasmUrl || (options.workerUrl ? null : defaults.wasmUrl());
+  if (wasm) worker.hash = 'wasm=' + encodeURIComponent(new URL(wasm, location.href).href);
+  return worker.href;
+}
+
+// One client per context: all LockManagers created here share its clientId and port.
+function connect(defaults, options) {
+  const connection = new Connection(workerLocation(defaults, options), uuid());
+  // §2.6 on the unloading document cleanup steps (pagehide, not unload: keeps bfcache).
+  if (typeof addEventListener === 'function') {
+    addEventListener('pagehide', () => connection.close());
+  }
+  return connection;
+}
+
+export function makeApi(defaults) {
+  function createLockManager(options = {}) {
+    return newLockManager(connect(defaults, options));
+  }
+
+  function install(options = {}) {
+    const nav = globalThis.navigator;
+    if (!options.force && nav && nav.locks) return nav.locks;
+    const manager = createLockManager(options);
+    const proto = Object.getPrototypeOf(nav);
+    Object.defineProperty(proto, 'locks', {
+      get() {
+        return manager;
+      },
+      enumerable: true,
+      configurable: true,
+    });
+    for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
+      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+    }
+    return manager;
+  }
+
+  return { install, createLockManager, LockManager, Lock };
+}

@@ -1,0 +1,57 @@
+// WebIDL conversions for LockManager.request() (https://webidl.spec.whatwg.org/).
+
+const MODES = ['exclusive', 'shared'];
+
+// DOMString: ToString, which throws a TypeError for symbols.
+export function toDOMString(value) {
+  return `${value}`;
+}
+
+// dictionary LockOptions { LockMode mode = "exclusive"; boolean ifAvailable = false;
+//   boolean steal = false; AbortSignal signal; } — members read in lexicographic order.
+export function toLockOptions(value) {
+  if (value !== undefined && value !== null && typeof value !== 'object' && typeof value !== 'function') {
+    throw new TypeError("Failed to execute 'request' on 'LockManager': The provided value is not of type 'LockOptions'.");
+  }
+  const options = { mode: 'exclusive', ifAvailable: false, steal: false, signal: undefined };
+  if (value === undefined || value === null) return options;
+  const ifAvailable = value.ifAvailable;
+  if (ifAvailable !== undefined) options.ifAvailable = !!ifAvailable;
+  const mode = value.mode;
+  if (mode !== undefined) {
+    const text = toDOMString(mode);
+    if (!MODES.includes(text)) {
+      throw new TypeError(`Failed to execute 'request' on 'LockManager': The provided value '${text}' is not a valid enum value of type LockMode.`);
+    }
+    options.mode = text;
+  }
+  const signal = value.signal;
+  if (signal !== undefined) {
+    if (!(typeof AbortSignal === 'function' && signal instanceof AbortSignal)) {
+      throw new TypeError("Failed to execute 'request' on 'LockManager': Failed to read the 'signal' property from 'LockOptions': Failed to convert value to 'AbortSignal'.");
+    }
+    options.signal = signal;
+  }
+  const steal = value.steal;
+  if (steal !== undefined) options.steal = !!steal;
+  return options;
+}
+
+// callback LockGrantedCallback: any callable.
+export function toCallback(value) {
+  if (typeof value !== 'function') {
+    throw new TypeError("Failed to execute 'request' on 'LockManager': The callback provided as parameter is not a function.");
+  }
+  return value;
+}
+
+// Makes accessors and methods enumerable, as WebIDL defines them, and adds the
+// toStringTag; `names` are the prototype's own members to adjust.
+export function shapeInterface(cls, tag, names) {
+  for (const name of names) {
+    const desc = Object.getOwnPropertyDescriptor(cls.prototype, name);
+    desc.enumerable = true;
+    Object.defineProperty(cls.prototype, name, desc);
+  }
+  Object.defineProperty(cls.prototype, Symbol.toStringTag, { value: tag, configurable: true });
+}

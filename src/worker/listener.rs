@@ -1,0 +1,35 @@
+//! An event listener owned by a value: dropping it removes the listener and frees the
+//! closure (gloo style), so no listener outlives what it serves.
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{Event, EventTarget};
+
+#[must_use = "dropping a Listener removes it"]
+pub(crate) struct Listener {
+    target: EventTarget,
+    kind: &'static str,
+    callback: Closure<dyn FnMut(Event)>,
+}
+
+impl Listener {
+    pub(crate) fn new(target: &EventTarget, kind: &'static str, f: impl FnMut(Event) + 'static) -> Self {
+        let callback = Closure::<dyn FnMut(Event)>::new(f);
+        target
+            .add_event_listener_with_callback(kind, callback.as_ref().unchecked_ref())
+            .expect("addEventListener does not throw for a function");
+        Listener {
+            target: target.clone(),
+            kind,
+            callback,
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let _ = self
+            .target
+            .remove_event_listener_with_callback(self.kind, self.callback.as_ref().unchecked_ref());
+    }
+}

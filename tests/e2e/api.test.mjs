@@ -1,0 +1,195 @@
+// The API's shape and argument handling, native (the reference) and polyfill alike.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { IMPLS, launch, newSession } from './browser.mjs';
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(() => env.close());
+
+// Each case runs in the page and resolves to how request() settled.
+const CASES = {
+  'no arguments': 'navigator.locks.request()',
+  'one argument': "navigator.locks.request('x')",
+  'callback not callable': "navigator.locks.request('x', 42)",
+  'options not a dictionary': "navigator.locks.request('x', 1, () => {})",
+  'bad mode': "navigator.locks.request('x', { mode: 'write' }, () => {})",
+  'signal not an AbortSignal': "navigator.locks.request('x', { signal: {} }, () => {})",
+  'symbol name': 'navigator.locks.request(Symbol(), () => {})',
+  'reserved name': "navigator.locks.request('-x', () => {})",
+  'steal with ifAvailable': "navigator.locks.request('x', { steal: true, ifAvailable: true }, () => {})",
+  'shared steal': "navigator.locks.request('x', { steal: true, mode: 'shared' }, () => {})",
+  'signal with steal': "navigator.locks.request('x', { steal: true, signal: new AbortController().signal }, () => {})",
+  'signal with ifAvailable':
+    "navigator.locks.request('x', { ifAvailable: true, signal: new AbortController().signal }, () => {})",
+  'aborted signal': "navigator.locks.request('x', { signal: AbortSignal.abort('why') }, () => {})",
+  'type errors before the reserved-name check': "navigator.locks.request('-x', { mode: 'bad' }, () => {})",
+  'callback checked before the reserved name': "navigator.locks.request('-x', {}, 'nope')",
+  'null options are defaults': "navigator.locks.request('x', null, (l) => l.mode)",
+  'extra arguments are ignored': "navigator.locks.request('x', {}, (l) => l.name, 'extra')",
+  'name converted with ToString': "navigator.locks.request(12, (l) => typeof l.name + ':' + l.name)",
+  'mode converted with ToString': "navigator.locks.request('x', { mode: { toString: () => 'shared' } }, (l) => l.mode)",
+  'callback throwing rejects': "navigator.locks.request('x', () => { throw new RangeError('boom') })",
+  'callback result resolves': "navigator.locks.request('x', async () => 'value')",
+  'request with wrong this': 'navigator.locks.request.call({}, "x", () => {})',
+};
+
+async function settle(page, code) {
+  return page.evaluate(async (code) => {
+    try {
+      const p = (0, eval)(code);
+      if (!(p instanceof Promise)) return 'not a promise';
+      const value = await p;
+      return `resolved:${value}`;
+    } catch (e) {
+      const kind = e instanceof DOMException ? 'DOMException' : e && e.constructor && e.constructor.name;
+      return `rejected:${kind}:${e && e.name !== undefined ? e.name : e}`;
+    }
+  }, code);
+}
+
+const EXPECTED = {
+  'no arguments': 'rejected:TypeError:TypeError',
+  'one argument': 'rejected:TypeError:TypeError',
+  'callback not callable': 'rejected:TypeError:TypeError',
+  'options not a dictionary': 'rejected:TypeError:TypeError',
+  'bad mode': 'rejected:TypeError:TypeError',
+  'signal not an AbortSignal': 'rejected:TypeError:TypeError',
+  'symbol name': 'rejected:TypeError:TypeError',
+  'reserved name': 'rejected:DOMException:NotSupportedError',
+  'steal with ifAvailable': 'rejected:DOMException:NotSupportedError',
+  'shared steal': 'rejected:DOMException:NotSupportedError',
+  'signal with steal': 'rejected:DOMException:NotSupportedError',
+  'signal with ifAvailable': 'rejected:DOMException:NotSupportedError',
+  'aborted signal': 'rejected:String:why',
+  'type errors before the reserved-name check': 'rejected:TypeError:TypeError',
+  'callback checked before the reserved name': 'rejected:TypeError:TypeError',
+  'null options are defaults': 'resolved:exclusive',
+  'extra arguments are ignored': 'resolved:x',
+  'name converted with ToString': 'resolved:string:12',
+  'mode converted with ToString': 'resolved:shared',
+  'callback throwing rejects': 'rejected:RangeError:RangeError',
+  'callback result resolves': 'resolved:value',
+  'request with wrong this': 'rejected:TypeError:TypeError',
+};
+
+for (const impl of IMPLS) {
+  describe(`${impl}: API`, () => {
+    let session;
+    let page;
+    before(async () => {
+      session = await newSession(env, impl);
+      page = await session.page();
+    });
+    after(async () => {
+      assert.deepEqual(session.errors, []);
+      await session.close();
+    });
+
+    for (const [name, code] of Object.entries(CASES)) {
+      it(`request(): ${name}`, async () => {
+        assert.equal(await settle(page, code), EXPECTED[name]);
+      });
+    }
+
+    it('has the WebIDL shape of LockManager and Lock', async () => {
+      const shape = await page.evaluate(async () => {
+        const out = {};
+        out.managerTag = Object.prototype.toString.call(navigator.locks);
+        out.isManager = navigator.locks instanceof LockManager;
+        out.requestLength = LockManager.prototype.request.length;
+        out.queryLength = LockManager.prototype.query.length;
+        out.enumerable = Object.keys(LockManager.prototype).sort().join();
+        out.lockKeys = Object.keys(Lock.prototype).sort().join();
+        for (const C of ['LockManager', 'Lock']) {
+          try {
+            new globalThis[C]();
+            out[C] = 'constructed';
+          } catch (e) {
+            out[C] = e.constructor.name;
+          }
+        }
+        out.locksOnNavigator = 'locks' in Navigator.prototype;
+        await navigator.locks.request('shape', (lock) => {
+          out.lockTag = Object.prototype.toString.call(lock);
+          out.isLock = lock instanceof Lock;
+          out.lock = [lock.name, lock.mode];
+        });
+        try {
+          Object.getOwnPropertyDescriptor(Lock.prototype, 'name').get.call({});
+          out.brand = 'no check';
+        } catch (e) {
+          out.brand = e.constructor.name;
+        }
+        out.sameManager = navigator.locks === navigator.locks;
+        return out;
+      });
+      assert.deepEqual(shape, {
+        managerTag: '[object LockManager]',
+        isManager: true,
+        requestLength: 2,
+        queryLength: 0,
+        enumerable: 'query,request',
+        lockKeys: 'mode,name',
+        LockManager: 'TypeError',
+        Lock: 'TypeError',
+        locksOnNavigator: true,
+        lockTag: '[object Lock]',
+        isLock: true,
+        lock: ['shape', 'exclusive'],
+        brand: 'TypeError',
+        sameManager: true,
+      });
+    });
+
+    it('runs the callback asynchronously and holds the lock until its promise settles', async () => {
+      const order = await page.evaluate(async () => {
+        const order = [];
+        let release;
+        const p = navigator.locks.request('async', (lock) => {
+          order.push('callback');
+          return new Promise((r) => (release = r));
+        });
+        order.push('after request()');
+        while (!release) await new Promise((r) => setTimeout(r, 1));
+        const during = await navigator.locks.query();
+        order.push(`held:${during.held.filter((l) => l.name === 'async').length}`);
+        release('v');
+        order.push(`result:${await p}`);
+        const afterwards = await navigator.locks.query();
+        order.push(`held:${afterwards.held.filter((l) => l.name === 'async').length}`);
+        return order;
+      });
+      assert.deepEqual(order, ['after request()', 'callback', 'held:1', 'result:v', 'held:0']);
+    });
+
+    it('a signal aborted after the grant is ignored', async () => {
+      const result = await page.evaluate(async () => {
+        const c = new AbortController();
+        return navigator.locks.request('late-abort', { signal: c.signal }, async () => {
+          c.abort();
+          await new Promise((r) => setTimeout(r, 10));
+          return 'kept';
+        });
+      });
+      assert.equal(result, 'kept');
+    });
+
+    it('the same context can queue behind itself and query() sees it', async () => {
+      const result = await page.evaluate(async () => {
+        let release;
+        const first = navigator.locks.request('self', () => new Promise((r) => (release = r)));
+        const second = navigator.locks.request('self', { mode: 'shared' }, (l) => l.mode);
+        const state = await navigator.locks.query();
+        const rows = (list) => list.filter((l) => l.name === 'self').map((l) => l.mode);
+        const snapshot = [rows(state.held), rows(state.pending)];
+        release();
+        await first;
+        return [snapshot, await second];
+      });
+      assert.deepEqual(result, [[['exclusive'], ['shared']], 'shared']);
+    });
+  });
+}

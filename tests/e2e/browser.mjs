@@ -1,0 +1,63 @@
+// Shared by the end-to-end tests and the benchmark: Debian's Chromium via playwright-core,
+// a static server, and pages that use either the native API or the polyfill.
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+
+export const IMPLS = ['native', 'polyfill'];
+
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
+
+export async function launch() {
+  const server = await serve(0);
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ARGS,
+  });
+  return {
+    origin,
+    browser,
+    async close() {
+      await browser.close();
+      await new Promise((ok) => server.close(ok));
+    },
+  };
+}
+
+// Hides the native API before any script runs, so the polyfill's auto-install takes over.
+function hideNative() {
+  for (const proto of [globalThis.Navigator, globalThis.WorkerNavigator]) {
+    if (proto) delete proto.prototype.locks;
+  }
+  delete globalThis.LockManager;
+  delete globalThis.Lock;
+}
+
+// A browser context (one storage partition: pages in it share one lock manager) whose pages
+// load tests/e2e/page.html with `impl`.
+export async function newSession(env, impl) {
+  const context = await env.browser.newContext();
+  if (impl === 'polyfill') await context.addInitScript(hideNative);
+  const errors = [];
+  return {
+    context,
+    errors,
+    async page(path = '/tests/e2e/page.html') {
+      const page = await context.newPage();
+      page.on('pageerror', (e) => errors.push(String(e)));
+      await page.goto(`${env.origin}${path}?impl=${impl}`);
+      await page.waitForFunction(() => window.T && window.T.ready);
+      return page;
+    },
+    close: () => context.close(),
+  };
+}

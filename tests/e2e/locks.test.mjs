@@ -1,0 +1,159 @@
+// Behaviour across tabs, run against Chromium's native navigator.locks (the reference) and
+// against the polyfill with the native API hidden. Both must pass the same assertions.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { IMPLS, launch, newSession } from './browser.mjs';
+
+const until = (page, entry) => page.waitForFunction((e) => T.has(e), entry, { timeout: 10_000 });
+const log = (page) => page.evaluate(() => T.log);
+const query = (page) => page.evaluate(() => T.query());
+const hold = (page, key, name, options) => page.evaluate(([k, n, o]) => T.hold(k, n, o), [key, name, options]);
+const release = (page, key) => page.evaluate((k) => T.release(k), key);
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(() => env.close());
+
+for (const impl of IMPLS) {
+  describe(`${impl}: across tabs`, () => {
+    let session;
+    const fresh = async (n) => {
+      if (session) await session.close();
+      session = await newSession(env, impl);
+      const pages = [];
+      for (let i = 0; i < n; i++) pages.push(await session.page());
+      return pages;
+    };
+    after(async () => {
+      if (session) {
+        assert.deepEqual(session.errors, [], 'no uncaught page errors');
+        await session.close();
+      }
+    });
+
+    it('excludes an exclusive lock across tabs and hands it over on release', async () => {
+      const [a, b] = await fresh(2);
+      await hold(a, 'a', 'res');
+      await until(a, 'granted:a:res:exclusive');
+      await hold(b, 'b', 'res');
+      // The query is answered after b's request was processed: b must be pending.
+      const state = await query(b);
+      assert.equal(state.held.length, 1);
+      assert.equal(state.pending.length, 1);
+      assert.ok(!(await log(b)).some((e) => e.startsWith('granted:b')));
+      await release(a, 'a');
+      await until(a, 'resolved:a:done-a');
+      await until(b, 'granted:b:res:exclusive');
+    });
+
+    it('grants shared readers together and a writer only after all of them', async () => {
+      const [a, b, c] = await fresh(3);
+      await hold(a, 'r1', 'doc', { mode: 'shared' });
+      await hold(b, 'r2', 'doc', { mode: 'shared' });
+      await until(a, 'granted:r1:doc:shared');
+      await until(b, 'granted:r2:doc:shared');
+      await hold(c, 'w', 'doc', { mode: 'exclusive' });
+      await hold(a, 'r3', 'doc', { mode: 'shared' }); // behind the writer: no barging
+      const state = await query(a);
+      assert.deepEqual(state.held.map((r) => r[1]).sort(), ['shared', 'shared']);
+      assert.deepEqual(state.pending.map((r) => r[1]), ['exclusive', 'shared']);
+      await release(a, 'r1');
+      assert.equal((await query(c)).pending.length, 2, 'one reader still holds');
+      await release(b, 'r2');
+      await until(c, 'granted:w:doc:exclusive');
+      await release(c, 'w');
+      await until(a, 'granted:r3:doc:shared');
+    });
+
+    it('hands over in FIFO order', async () => {
+      const [a, b, c] = await fresh(3);
+      await hold(a, 'a', 'q');
+      await until(a, 'granted:a:q:exclusive');
+      await hold(b, 'b', 'q');
+      await query(b);
+      await hold(c, 'c', 'q');
+      await query(c);
+      await release(a, 'a');
+      await until(b, 'granted:b:q:exclusive');
+      assert.ok(!(await log(c)).some((e) => e.startsWith('granted:c')));
+      await release(b, 'b');
+      await until(c, 'granted:c:q:exclusive');
+    });
+
+    it('ifAvailable calls back with null when another tab holds the lock', async () => {
+      const [a, b] = await fresh(2);
+      await hold(a, 'a', 'ia');
+      await until(a, 'granted:a:ia:exclusive');
+      await hold(b, 'b', 'ia', { ifAvailable: true });
+      await until(b, 'null:b');
+      await until(b, 'resolved:b:none-b');
+      await hold(b, 'b2', 'other', { ifAvailable: true });
+      await until(b, 'granted:b2:other:exclusive');
+    });
+
+    it('steal takes the lock from another tab, whose request rejects with AbortError', async () => {
+      const [a, b, c] = await fresh(3);
+      await hold(a, 'a', 'st');
+      await until(a, 'granted:a:st:exclusive');
+      await hold(c, 'waiter', 'st');
+      await query(c);
+      await hold(b, 'thief', 'st', { steal: true });
+      await until(b, 'granted:thief:st:exclusive');
+      await until(a, 'rejected:a:AbortError:true');
+      const state = await query(a);
+      assert.equal(state.held.length, 1);
+      assert.equal(state.pending.length, 1, 'the waiter keeps its place');
+      await release(a, 'a'); // the victim's callback ending must not free the thief's lock
+      assert.equal((await query(a)).held.length, 1);
+      await release(b, 'thief');
+      await until(c, 'granted:waiter:st:exclusive');
+    });
+
+    it('an abort signal removes a queued request and rejects it with the reason', async () => {
+      const [a, b] = await fresh(2);
+      await hold(a, 'a', 'ab');
+      await until(a, 'granted:a:ab:exclusive');
+      await hold(b, 'b', 'ab', { abortable: true });
+      assert.equal((await query(b)).pending.length, 1);
+      await b.evaluate(() => T.abort('b'));
+      await until(b, 'rejected:b:AbortError:true');
+      assert.equal((await query(b)).pending.length, 0);
+      await release(a, 'a');
+      await until(a, 'resolved:a:done-a');
+      assert.deepEqual((await query(a)).held, []);
+      assert.ok(!(await log(b)).some((e) => e.startsWith('granted:b')));
+    });
+
+    it('query() reports held and pending locks of all tabs with distinct clientIds', async () => {
+      const [a, b] = await fresh(2);
+      await hold(a, 'a1', 'n1');
+      await hold(a, 'a2', 'n2', { mode: 'shared' });
+      await until(a, 'granted:a2:n2:shared');
+      await hold(b, 'b1', 'n1', { mode: 'shared' });
+      const fromB = await query(b); // answered after b's own request was processed
+      const fromA = await query(a);
+      assert.deepEqual(fromA, fromB, 'one lock manager for the origin');
+      const held = [...fromA.held].sort();
+      assert.deepEqual(held.map((r) => r.slice(0, 2)), [['n1', 'exclusive'], ['n2', 'shared']]);
+      assert.equal(held[0][2], held[1][2], 'same tab, same clientId');
+      assert.deepEqual(fromA.pending.map((r) => r.slice(0, 2)), [['n1', 'shared']]);
+      assert.notEqual(fromA.pending[0][2], held[0][2], 'different tabs, different clientIds');
+      assert.match(held[0][2], /^[0-9A-Za-z-]{16,}$/, 'an opaque id, UUID-like');
+    });
+
+    it('closing a tab that holds a lock grants the waiter in another tab', async () => {
+      const [a, b] = await fresh(2);
+      await hold(a, 'a', 'close');
+      await until(a, 'granted:a:close:exclusive');
+      await hold(b, 'b', 'close');
+      await query(b);
+      await a.close({ runBeforeUnload: false });
+      await until(b, 'granted:b:close:exclusive');
+      const state = await query(b);
+      assert.equal(state.held.length, 1);
+      assert.equal(state.pending.length, 0);
+    });
+  });
+}
