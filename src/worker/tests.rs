@@ -1,0 +1,259 @@
+//! The worker's protocol handling and the core, in wasm, inside a real SharedWorker
+//! (`wasm-pack test --headless --chrome`). Each test talks to a hub through MessageChannels,
+//! as contexts do through their SharedWorker ports.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use js_sys::{Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::*;
+use web_sys::{MessageChannel, MessageEvent, MessagePort};
+
+use super::hub::Hub;
+use super::listener::Listener;
+
+wasm_bindgen_test_configure!(run_in_shared_worker);
+
+#[derive(Default)]
+struct Inbox {
+    messages: VecDeque<JsValue>,
+    waiter: Option<js_sys::Function>,
+}
+
+/// The context's end of a channel whose other end is connected to the hub.
+struct Context {
+    port: MessagePort,
+    inbox: Rc<RefCell<Inbox>>,
+    _listener: Listener,
+}
+
+impl Context {
+    fn connect(hub: &Rc<RefCell<Hub>>) -> Context {
+        let channel = MessageChannel::new().unwrap();
+        Hub::connect(hub, channel.port1());
+        let port = channel.port2();
+        let inbox = Rc::new(RefCell::new(Inbox::default()));
+        let sink = inbox.clone();
+        let listener = Listener::new(&port, "message", move |event| {
+            let data = event.unchecked_into::<MessageEvent>().data();
+            let waiter = {
+                let mut inbox = sink.borrow_mut();
+                inbox.messages.push_back(data);
+                inbox.waiter.take()
+            };
+            if let Some(wake) = waiter {
+                wake.call0(&JsValue::NULL).unwrap();
+            }
+        });
+        port.start();
+        Context {
+            port,
+            inbox,
+            _listener: listener,
+        }
+    }
+
+    fn hello(hub: &Rc<RefCell<Hub>>, client_id: &str) -> Context {
+        let context = Context::connect(hub);
+        context.send(&[("type", "hello".into()), ("clientId", client_id.into())]);
+        context
+    }
+
+    fn send(&self, fields: &[(&str, JsValue)]) {
+        let message = Object::new();
+        Reflect::set(&message, &"v".into(), &1.into()).unwrap();
+        for (key, value) in fields {
+            Reflect::set(&message, &(*key).into(), value).unwrap();
+        }
+        self.port.post_message(&message).unwrap();
+    }
+
+    fn request(&self, id: u32, name: &str, extra: &[(&str, JsValue)]) {
+        let mut fields = vec![
+            ("type", "request".into()),
+            ("id", id.into()),
+            ("name", name.into()),
+            ("mode", "exclusive".into()),
+        ];
+        fields.extend(extra.iter().cloned());
+        self.send(&fields);
+    }
+
+    async fn recv(&self) -> JsValue {
+        loop {
+            let wait = {
+                let mut inbox = self.inbox.borrow_mut();
+                if let Some(message) = inbox.messages.pop_front() {
+                    return message;
+                }
+                let (promise, wake) = pending_promise();
+                inbox.waiter = Some(wake);
+                promise
+            };
+            JsFuture::from(wait).await.unwrap();
+        }
+    }
+
+    /// The next message's (type, id, message text).
+    async fn recv_kind(&self) -> (String, Option<u32>) {
+        let message = self.recv().await;
+        let kind = get(&message, "type").as_string().unwrap();
+        let id = get(&message, "id").as_f64().map(|id| id as u32);
+        assert_eq!(get(&message, "v").as_f64(), Some(1.0), "replies carry the version");
+        (kind, id)
+    }
+
+    /// (name, mode, clientId) of the held and pending lists of a query.
+    async fn query(&self, id: u32) -> (Vec<String>, Vec<String>) {
+        self.send(&[("type", "query".into()), ("id", id.into())]);
+        let reply = self.recv().await;
+        assert_eq!(get(&reply, "type").as_string().unwrap(), "snapshot");
+        let rows = |key: &str| -> Vec<String> {
+            js_sys::Array::from(&get(&reply, key))
+                .iter()
+                .map(|info| {
+                    let field = |k: &str| get(&info, k).as_string().unwrap();
+                    format!("{} {} {}", field("name"), field("mode"), field("clientId"))
+                })
+                .collect()
+        };
+        (rows("held"), rows("pending"))
+    }
+}
+
+fn get(object: &JsValue, key: &str) -> JsValue {
+    Reflect::get(object, &key.into()).unwrap()
+}
+
+fn pending_promise() -> (Promise, js_sys::Function) {
+    let mut wake = None;
+    let promise = Promise::new(&mut |resolve, _| wake = Some(resolve));
+    (promise, wake.unwrap())
+}
+
+fn new_hub() -> Rc<RefCell<Hub>> {
+    Rc::new(RefCell::new(Hub::default()))
+}
+
+#[wasm_bindgen_test]
+fn runs_inside_a_shared_worker() {
+    let global = js_sys::global();
+    let name = get(&get(&global, "constructor"), "name").as_string().unwrap();
+    assert_eq!(name, "SharedWorkerGlobalScope");
+}
+
+#[wasm_bindgen_test]
+async fn grants_hands_over_and_snapshots_across_clients() {
+    let hub = new_hub();
+    let a = Context::hello(&hub, "client-a");
+    let b = Context::hello(&hub, "client-b");
+    a.request(1, "res", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    b.request(7, "res", &[]);
+    assert_eq!(b.query(8).await, (vec!["res exclusive client-a".into()], vec!["res exclusive client-b".into()]));
+    a.send(&[("type", "release".into()), ("id", 1.into())]);
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(7)));
+    assert_eq!(a.query(2).await, (vec!["res exclusive client-b".into()], vec![]));
+}
+
+#[wasm_bindgen_test]
+async fn if_available_steal_and_abort() {
+    let hub = new_hub();
+    let a = Context::hello(&hub, "a");
+    let b = Context::hello(&hub, "b");
+    a.request(1, "x", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    b.request(1, "x", &[("ifAvailable", true.into())]);
+    assert_eq!(b.recv_kind().await, ("notAvailable".into(), Some(1)));
+    b.request(2, "x", &[]);
+    b.send(&[("type", "abort".into()), ("id", 2.into())]);
+    b.request(3, "x", &[("steal", true.into())]);
+    assert_eq!(a.recv_kind().await, ("stolen".into(), Some(1)));
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(3)));
+    assert_eq!(b.query(4).await, (vec!["x exclusive b".into()], vec![]));
+}
+
+#[wasm_bindgen_test]
+async fn goodbye_releases_held_locks_and_drops_requests() {
+    let hub = new_hub();
+    let a = Context::hello(&hub, "a");
+    let b = Context::hello(&hub, "b");
+    a.request(1, "x", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    a.request(2, "y", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(2)));
+    b.request(1, "x", &[]);
+    a.request(3, "x", &[]);
+    a.send(&[("type", "goodbye".into())]);
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
+    assert_eq!(b.query(2).await, (vec!["x exclusive b".into()], vec![]));
+}
+
+#[wasm_bindgen_test]
+async fn malformed_messages_are_refused_and_others_keep_working() {
+    let hub = new_hub();
+    let a = Context::hello(&hub, "a");
+    let bad = Context::hello(&hub, "bad");
+    a.request(1, "shared-state", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+
+    let garbage: Vec<JsValue> = vec![
+        JsValue::NULL,
+        42.into(),
+        "text".into(),
+        js_sys::Array::new().into(),
+        Object::new().into(),
+    ];
+    for value in garbage {
+        bad.port.post_message(&value).unwrap();
+        assert_eq!(bad.recv_kind().await, ("error".into(), None));
+    }
+    // Read fields are echoed back as the id of the refusal.
+    let cases: Vec<Vec<(&str, JsValue)>> = vec![
+        vec![("type", "launch".into()), ("id", 5.into())],
+        vec![("type", "request".into()), ("id", 6.into())],
+        vec![("type", "request".into()), ("id", 7.into()), ("name", "n".into()), ("mode", "write".into())],
+        vec![("type", "request".into()), ("id", 8.into()), ("name", 3.into()), ("mode", "shared".into())],
+        vec![("type", "request".into()), ("id", 9.into()), ("name", "-reserved".into()), ("mode", "shared".into())],
+        vec![("type", "request".into()), ("id", 10.into()), ("name", "n".into()), ("mode", "shared".into()), ("steal", true.into())],
+        vec![("type", "request".into()), ("id", 11.into()), ("name", "n".into()), ("mode", "exclusive".into()), ("steal", true.into()), ("ifAvailable", true.into())],
+    ];
+    for fields in cases {
+        let id = fields[1].1.as_f64().map(|id| id as u32);
+        bad.send(&fields);
+        assert_eq!(bad.recv_kind().await, ("error".into(), id));
+    }
+    // Another version is refused even when well formed.
+    let old = Object::new();
+    for (k, v) in [("v", JsValue::from(0)), ("type", "query".into()), ("id", 12.into())] {
+        Reflect::set(&old, &k.into(), &v).unwrap();
+    }
+    bad.port.post_message(&old).unwrap();
+    assert_eq!(bad.recv_kind().await, ("error".into(), Some(12)));
+    // A duplicate id is refused; hello twice too.
+    bad.request(20, "d", &[]);
+    assert_eq!(bad.recv_kind().await, ("granted".into(), Some(20)));
+    bad.request(20, "e", &[]);
+    assert_eq!(bad.recv_kind().await, ("error".into(), Some(20)));
+    bad.send(&[("type", "hello".into()), ("clientId", "again".into())]);
+    assert_eq!(bad.recv_kind().await, ("error".into(), None));
+
+    // Nothing leaked into the state; the other client is unharmed.
+    let (held, pending) = a.query(2).await;
+    assert_eq!(held, vec!["shared-state exclusive a".to_string(), "d exclusive bad".to_string()]);
+    assert!(pending.is_empty());
+    a.send(&[("type", "release".into()), ("id", 1.into())]);
+    a.request(3, "shared-state", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(3)));
+}
+
+#[wasm_bindgen_test]
+async fn requests_before_hello_are_refused() {
+    let hub = new_hub();
+    let anonymous = Context::connect(&hub);
+    anonymous.request(1, "x", &[]);
+    assert_eq!(anonymous.recv_kind().await, ("error".into(), Some(1)));
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# npm test: everything, in order of speed. Fails on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n== test: %s\n' "$*"; }
+
+step "rustfmt, clippy"
+cargo fmt --all -- --check
+cargo clippy --all-targets -- -D warnings
+
+step "core: spec tests, property tests against the reference model (native)"
+cargo test --quiet
+
+source scripts/env.sh
+step "build dist/"
+bash scripts/build.sh
+
+step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium"
+CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} wasm-pack test --headless --chrome --lib
+
+step "end to end in headless Chromium: native reference and polyfill"
+node --test --test-timeout=60000 --test-concurrency=1 tests/e2e/
