@@ -11,6 +11,13 @@ cargo clippy --all-targets -- -D warnings
 step "core: spec tests, property tests against the reference model (native)"
 cargo test --quiet
 
+if [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown/lib" ]; then
+  step "clippy for the wasm32 worker"
+  cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings
+else
+  echo "(rustup has no wasm32 target here: the worker's clippy pass is skipped)"
+fi
+
 source scripts/env.sh
 step "build dist/"
 bash scripts/build.sh

@@ -40,7 +40,11 @@ pub struct Header {
 }
 
 #[derive(Debug, PartialEq, Eq, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum ClientMessage {
     Hello {
         client_id: String,
@@ -68,7 +72,12 @@ pub enum ClientMessage {
 
 /// The §3.2.1 checks a worker repeats for requests from contexts it cannot trust:
 /// steps 5–7 (step 8 concerns the signal, which stays in the context).
-pub fn flavor(name: &str, mode: Mode, if_available: bool, steal: bool) -> Result<Flavor, &'static str> {
+pub fn flavor(
+    name: &str,
+    mode: Mode,
+    if_available: bool,
+    steal: bool,
+) -> Result<Flavor, &'static str> {
     if name.starts_with('-') {
         return Err("names starting with '-' are reserved");
     }
@@ -99,12 +108,19 @@ pub struct Envelope<'a> {
 
 impl<'a> From<WorkerMessage<'a>> for Envelope<'a> {
     fn from(message: WorkerMessage<'a>) -> Self {
-        Envelope { v: VERSION, message }
+        Envelope {
+            v: VERSION,
+            message,
+        }
     }
 }
 
 #[derive(Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum WorkerMessage<'a> {
     Granted {
         id: u32,

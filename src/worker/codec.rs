@@ -19,7 +19,10 @@ pub(crate) fn decode(data: &JsValue) -> Result<ClientMessage, Refused> {
     if header.v != Some(VERSION) {
         return Err(Refused {
             id: header.id,
-            message: format!("unsupported protocol version {:?}, expected {VERSION}", header.v),
+            message: format!(
+                "unsupported protocol version {:?}, expected {VERSION}",
+                header.v
+            ),
         });
     }
     serde_wasm_bindgen::from_value(data.clone()).map_err(|e| Refused {

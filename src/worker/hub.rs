@@ -87,27 +87,43 @@ impl Hub {
     /// Applies one message from `client`; never panics on bad input.
     pub(crate) fn handle(&mut self, client: ClientId, data: &JsValue) -> Outbox {
         let mut outbox = Outbox::default();
-        let result = codec::decode(data).and_then(|message| self.apply(client, message, &mut outbox));
+        let result =
+            codec::decode(data).and_then(|message| self.apply(client, message, &mut outbox));
         if let Err(refused) = result {
             web_sys::console::error_1(&format!("web-locks worker: {}", refused.message).into());
-            self.reply(&mut outbox, client, WorkerMessage::Error {
-                id: refused.id,
-                message: refused.message,
-            });
+            self.reply(
+                &mut outbox,
+                client,
+                WorkerMessage::Error {
+                    id: refused.id,
+                    message: refused.message,
+                },
+            );
         }
         self.carry_out(&mut outbox);
         outbox
     }
 
-    fn apply(&mut self, client: ClientId, message: ClientMessage, outbox: &mut Outbox) -> Result<(), Refused> {
+    fn apply(
+        &mut self,
+        client: ClientId,
+        message: ClientMessage,
+        outbox: &mut Outbox,
+    ) -> Result<(), Refused> {
         let refuse = |id: Option<u32>, message: &str| Refused {
             id,
             message: message.to_string(),
         };
-        let known = self.clients.get(&client).is_some_and(|c| c.client_id.is_some());
+        let known = self
+            .clients
+            .get(&client)
+            .is_some_and(|c| c.client_id.is_some());
         match message {
             ClientMessage::Hello { client_id } => {
-                let entry = self.clients.get_mut(&client).ok_or_else(|| refuse(None, "unknown port"))?;
+                let entry = self
+                    .clients
+                    .get_mut(&client)
+                    .ok_or_else(|| refuse(None, "unknown port"))?;
                 if entry.client_id.is_some() {
                     return Err(refuse(None, "hello sent twice"));
                 }
@@ -123,7 +139,8 @@ impl Hub {
                 if_available,
                 steal,
             } => {
-                let flavor = protocol::flavor(&name, mode, if_available, steal).map_err(|e| refuse(Some(id), e))?;
+                let flavor = protocol::flavor(&name, mode, if_available, steal)
+                    .map_err(|e| refuse(Some(id), e))?;
                 self.core
                     .request(client, global(client, id), &name, mode, flavor)
                     .map_err(|e: RequestError| refuse(Some(id), &e.to_string()))?;
@@ -177,11 +194,15 @@ impl Hub {
     fn carry_out(&mut self, outbox: &mut Outbox) {
         while let Some(action) = self.core.poll_action() {
             let (client, message) = match action {
-                Action::Granted { client, request } => (client, WorkerMessage::Granted { id: local(request) }),
+                Action::Granted { client, request } => {
+                    (client, WorkerMessage::Granted { id: local(request) })
+                }
                 Action::NotAvailable { client, request } => {
                     (client, WorkerMessage::NotAvailable { id: local(request) })
                 }
-                Action::Stolen { client, request } => (client, WorkerMessage::Stolen { id: local(request) }),
+                Action::Stolen { client, request } => {
+                    (client, WorkerMessage::Stolen { id: local(request) })
+                }
             };
             self.reply(outbox, client, message);
         }
@@ -189,7 +210,9 @@ impl Hub {
 
     fn reply(&self, outbox: &mut Outbox, client: ClientId, message: WorkerMessage<'_>) {
         if let Some(c) = self.clients.get(&client) {
-            outbox.messages.push((c.port.clone(), codec::encode(message)));
+            outbox
+                .messages
+                .push((c.port.clone(), codec::encode(message)));
         }
     }
 }

@@ -13,7 +13,11 @@ pub(crate) struct Listener {
 }
 
 impl Listener {
-    pub(crate) fn new(target: &EventTarget, kind: &'static str, f: impl FnMut(Event) + 'static) -> Self {
+    pub(crate) fn new(
+        target: &EventTarget,
+        kind: &'static str,
+        f: impl FnMut(Event) + 'static,
+    ) -> Self {
         let callback = Closure::<dyn FnMut(Event)>::new(f);
         target
             .add_event_listener_with_callback(kind, callback.as_ref().unchecked_ref())

@@ -39,7 +39,9 @@ pub fn serve(early_ports: js_sys::Array) {
     let global: EventTarget = js_sys::global().unchecked_into();
     let for_connect = Rc::downgrade(&hub);
     let on_connect = Listener::new(&global, "connect", move |event| {
-        let Some(hub) = for_connect.upgrade() else { return };
+        let Some(hub) = for_connect.upgrade() else {
+            return;
+        };
         let ports = event.unchecked_into::<MessageEvent>().ports();
         if let Ok(port) = ports.get(0).dyn_into::<MessagePort>() {
             Hub::connect(&hub, port);

@@ -102,7 +102,11 @@ impl Context {
         let message = self.recv().await;
         let kind = get(&message, "type").as_string().unwrap();
         let id = get(&message, "id").as_f64().map(|id| id as u32);
-        assert_eq!(get(&message, "v").as_f64(), Some(1.0), "replies carry the version");
+        assert_eq!(
+            get(&message, "v").as_f64(),
+            Some(1.0),
+            "replies carry the version"
+        );
         (kind, id)
     }
 
@@ -141,7 +145,9 @@ fn new_hub() -> Rc<RefCell<Hub>> {
 #[wasm_bindgen_test]
 fn runs_inside_a_shared_worker() {
     let global = js_sys::global();
-    let name = get(&get(&global, "constructor"), "name").as_string().unwrap();
+    let name = get(&get(&global, "constructor"), "name")
+        .as_string()
+        .unwrap();
     assert_eq!(name, "SharedWorkerGlobalScope");
 }
 
@@ -153,10 +159,19 @@ async fn grants_hands_over_and_snapshots_across_clients() {
     a.request(1, "res", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.request(7, "res", &[]);
-    assert_eq!(b.query(8).await, (vec!["res exclusive client-a".into()], vec!["res exclusive client-b".into()]));
+    assert_eq!(
+        b.query(8).await,
+        (
+            vec!["res exclusive client-a".into()],
+            vec!["res exclusive client-b".into()]
+        )
+    );
     a.send(&[("type", "release".into()), ("id", 1.into())]);
     assert_eq!(b.recv_kind().await, ("granted".into(), Some(7)));
-    assert_eq!(a.query(2).await, (vec!["res exclusive client-b".into()], vec![]));
+    assert_eq!(
+        a.query(2).await,
+        (vec!["res exclusive client-b".into()], vec![])
+    );
 }
 
 #[wasm_bindgen_test]
@@ -215,11 +230,39 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
     let cases: Vec<Vec<(&str, JsValue)>> = vec![
         vec![("type", "launch".into()), ("id", 5.into())],
         vec![("type", "request".into()), ("id", 6.into())],
-        vec![("type", "request".into()), ("id", 7.into()), ("name", "n".into()), ("mode", "write".into())],
-        vec![("type", "request".into()), ("id", 8.into()), ("name", 3.into()), ("mode", "shared".into())],
-        vec![("type", "request".into()), ("id", 9.into()), ("name", "-reserved".into()), ("mode", "shared".into())],
-        vec![("type", "request".into()), ("id", 10.into()), ("name", "n".into()), ("mode", "shared".into()), ("steal", true.into())],
-        vec![("type", "request".into()), ("id", 11.into()), ("name", "n".into()), ("mode", "exclusive".into()), ("steal", true.into()), ("ifAvailable", true.into())],
+        vec![
+            ("type", "request".into()),
+            ("id", 7.into()),
+            ("name", "n".into()),
+            ("mode", "write".into()),
+        ],
+        vec![
+            ("type", "request".into()),
+            ("id", 8.into()),
+            ("name", 3.into()),
+            ("mode", "shared".into()),
+        ],
+        vec![
+            ("type", "request".into()),
+            ("id", 9.into()),
+            ("name", "-reserved".into()),
+            ("mode", "shared".into()),
+        ],
+        vec![
+            ("type", "request".into()),
+            ("id", 10.into()),
+            ("name", "n".into()),
+            ("mode", "shared".into()),
+            ("steal", true.into()),
+        ],
+        vec![
+            ("type", "request".into()),
+            ("id", 11.into()),
+            ("name", "n".into()),
+            ("mode", "exclusive".into()),
+            ("steal", true.into()),
+            ("ifAvailable", true.into()),
+        ],
     ];
     for fields in cases {
         let id = fields[1].1.as_f64().map(|id| id as u32);
@@ -228,7 +271,11 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
     }
     // Another version is refused even when well formed.
     let old = Object::new();
-    for (k, v) in [("v", JsValue::from(0)), ("type", "query".into()), ("id", 12.into())] {
+    for (k, v) in [
+        ("v", JsValue::from(0)),
+        ("type", "query".into()),
+        ("id", 12.into()),
+    ] {
         Reflect::set(&old, &k.into(), &v).unwrap();
     }
     bad.port.post_message(&old).unwrap();
@@ -243,7 +290,13 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
 
     // Nothing leaked into the state; the other client is unharmed.
     let (held, pending) = a.query(2).await;
-    assert_eq!(held, vec!["shared-state exclusive a".to_string(), "d exclusive bad".to_string()]);
+    assert_eq!(
+        held,
+        vec![
+            "shared-state exclusive a".to_string(),
+            "d exclusive bad".to_string()
+        ]
+    );
     assert!(pending.is_empty());
     a.send(&[("type", "release".into()), ("id", 1.into())]);
     a.request(3, "shared-state", &[]);
