@@ -6,6 +6,7 @@ import { domException } from './errors.js';
 
 const VERSION = 1;
 const WORKER_NAME = 'web-locks-polyfill';
+let dbCount = 0;
 
 export class Connection {
   constructor(workerUrl, clientId) {
@@ -49,6 +50,32 @@ export class Connection {
     this.port.onmessage = (event) => this.dispatch(event.data);
     worker.onerror = () => this.fail('the lock worker failed to start (' + this.workerUrl + ')');
     this.port.postMessage({ v: VERSION, type: 'hello', clientId: this.clientId });
+    this.watchMe(this.port);
+  }
+
+  // Lets the worker notice this context's end even if no pagehide ever runs (a crash, a
+  // terminated worker): hold a database open for as long as we live; the worker's pending
+  // version upgrade of it goes through only once the browser has closed our connection.
+  watchMe(port) {
+    if (typeof indexedDB === 'undefined') return;
+    const db = `web-locks-client-${this.clientId}-${++dbCount}`;
+    let request;
+    try {
+      request = indexedDB.open(db, 1);
+    } catch {
+      return; // storage blocked: pagehide remains the only signal
+    }
+    request.onsuccess = () => {
+      const connection = request.result;
+      connection.onversionchange = null; // stay open: that is the point
+      if (this.port !== port) {
+        connection.close(); // closed meanwhile
+        indexedDB.deleteDatabase(db);
+        return;
+      }
+      this.db = connection;
+      this.post({ type: 'watch', db });
+    };
   }
 
   // §2.6: this context goes away; the worker releases its locks and drops its requests.
@@ -58,6 +85,8 @@ export class Connection {
     this.port.close();
     this.port = null;
     this.handlers.clear();
+    if (this.db) this.db.close();
+    this.db = null;
   }
 
   dispatch(message) {

@@ -8,6 +8,7 @@
 //! | type      | fields                                   | meaning                                  |
 //! |-----------|------------------------------------------|------------------------------------------|
 //! | `hello`   | `clientId`                               | first message: this port is that client  |
+//! | `watch`   | `db`                                     | the context holds IndexedDB `db` open at version 1 for as long as it lives |
 //! | `request` | `id`, `name`, `mode`, `ifAvailable`, `steal` | §4.1 request a lock                  |
 //! | `release` | `id`                                     | §4.2 the waiting promise settled         |
 //! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant |
@@ -48,6 +49,9 @@ pub struct Header {
 pub enum ClientMessage {
     Hello {
         client_id: String,
+    },
+    Watch {
+        db: String,
     },
     Request {
         id: u32,

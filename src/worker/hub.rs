@@ -12,6 +12,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, MessagePort};
 
 use super::codec::{self, Refused};
+use super::death_watch::DeathWatch;
 use super::listener::Listener;
 use crate::core::{Action, ClientId, LockManager, RequestError, RequestId};
 use crate::protocol::{self, ClientMessage, LockInfo, WorkerMessage};
@@ -27,8 +28,10 @@ struct Client {
 #[derive(Default)]
 pub(crate) struct Outbox {
     messages: Vec<(MessagePort, JsValue)>,
-    /// Clients that left; dropped (listeners removed) after the replies went out.
+    /// Clients and watches that ended; dropped (listeners removed) after the replies
+    /// went out, never while their own listener runs inside a borrow.
     gone: Vec<Client>,
+    watches_gone: Vec<DeathWatch>,
 }
 
 impl Outbox {
@@ -39,14 +42,18 @@ impl Outbox {
             }
         }
         drop(self.gone);
+        drop(self.watches_gone);
     }
 }
 
-#[derive(Default)]
 pub(crate) struct Hub {
     core: LockManager,
     clients: FxHashMap<ClientId, Client>,
+    /// Death watches by client; each lives until it fires, even after a `goodbye`, so that
+    /// the client's database is always cleaned up.
+    watches: FxHashMap<ClientId, DeathWatch>,
     next_client: u32,
+    me: Weak<RefCell<Hub>>,
 }
 
 /// A context's request id made unique across the worker: the client in the high half.
@@ -59,6 +66,18 @@ fn local(request: RequestId) -> u32 {
 }
 
 impl Hub {
+    pub(crate) fn new() -> Rc<RefCell<Hub>> {
+        Rc::new_cyclic(|me| {
+            RefCell::new(Hub {
+                core: LockManager::new(),
+                clients: FxHashMap::default(),
+                watches: FxHashMap::default(),
+                next_client: 0,
+                me: me.clone(),
+            })
+        })
+    }
+
     /// Registers `port` as a new client and starts listening to it.
     pub(crate) fn connect(hub: &Rc<RefCell<Hub>>, port: MessagePort) {
         let client = {
@@ -129,6 +148,19 @@ impl Hub {
                 }
                 entry.client_id = Some(client_id);
             }
+            ClientMessage::Watch { db } => {
+                if self.watches.contains_key(&client) {
+                    return Err(refuse(None, "watch sent twice"));
+                }
+                let hub = self.me.clone();
+                let watch = DeathWatch::start(&db, move || {
+                    let Some(hub) = hub.upgrade() else { return };
+                    let outbox = hub.borrow_mut().client_died(client);
+                    outbox.send();
+                })
+                .map_err(|_| refuse(None, "cannot watch that database"))?;
+                self.watches.insert(client, watch);
+            }
             ClientMessage::Request { id, .. } | ClientMessage::Query { id } if !known => {
                 return Err(refuse(Some(id), "hello must come first"));
             }
@@ -158,6 +190,15 @@ impl Hub {
             ClientMessage::Goodbye => self.disconnect(client, outbox),
         }
         Ok(())
+    }
+
+    /// The client's death watch fired: it is gone even if it never said goodbye.
+    fn client_died(&mut self, client: ClientId) -> Outbox {
+        let mut outbox = Outbox::default();
+        self.disconnect(client, &mut outbox);
+        outbox.watches_gone.extend(self.watches.remove(&client));
+        self.carry_out(&mut outbox);
+        outbox
     }
 
     /// §2.6 for a client whose context went away.

@@ -4,6 +4,7 @@
 //! connected while the wasm was loading, and calls [`serve`] with them.
 
 mod codec;
+mod death_watch;
 mod hub;
 mod listener;
 #[cfg(test)]
@@ -32,7 +33,7 @@ thread_local! {
 /// through the global scope's `connect` event.
 #[wasm_bindgen]
 pub fn serve(early_ports: js_sys::Array) {
-    let hub = Rc::new(RefCell::new(Hub::default()));
+    let hub = Hub::new();
     for port in early_ports.iter() {
         Hub::connect(&hub, port.unchecked_into());
     }

@@ -139,7 +139,7 @@ fn pending_promise() -> (Promise, js_sys::Function) {
 }
 
 fn new_hub() -> Rc<RefCell<Hub>> {
-    Rc::new(RefCell::new(Hub::default()))
+    Hub::new()
 }
 
 #[wasm_bindgen_test]
