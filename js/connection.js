@@ -6,6 +6,8 @@ import { domException } from './errors.js';
 
 const VERSION = 1;
 const WORKER_NAME = 'web-locks-polyfill';
+// A dedicated worker asks its parent for a link with a message carrying this key.
+export const CONNECT = '__webLocksPolyfillConnect';
 let dbCount = 0;
 
 export class Connection {
@@ -45,12 +47,33 @@ export class Connection {
 
   open() {
     if (this.port) return;
-    const worker = new SharedWorker(this.workerUrl, { name: WORKER_NAME });
-    this.port = worker.port;
+    this.port = this.connectPort();
     this.port.onmessage = (event) => this.dispatch(event.data);
-    worker.onerror = () => this.fail('the lock worker failed to start (' + this.workerUrl + ')');
     this.port.postMessage({ v: VERSION, type: 'hello', clientId: this.clientId });
     this.watchMe(this.port);
+  }
+
+  // A window (or anything with SharedWorker) connects to the lock worker itself. A dedicated
+  // worker cannot construct one: it sends one end of a channel to its parent, whose
+  // polyfill hands it to the lock worker (`adopt`); messages wait in the channel meanwhile.
+  connectPort() {
+    if (typeof SharedWorker === 'function') {
+      const worker = new SharedWorker(this.workerUrl, { name: WORKER_NAME });
+      worker.onerror = () => this.fail('the lock worker failed to start (' + this.workerUrl + ')');
+      return worker.port;
+    }
+    if (typeof DedicatedWorkerGlobalScope === 'function' && self instanceof DedicatedWorkerGlobalScope) {
+      const channel = new MessageChannel();
+      self.postMessage({ [CONNECT]: 1 }, [channel.port2]);
+      return channel.port1;
+    }
+    throw domException('NotSupportedError', 'web-locks polyfill: this context can reach no lock worker');
+  }
+
+  // Connects `port` (from a dedicated worker of this context) to the lock worker.
+  adopt(port) {
+    this.open();
+    this.port.postMessage({ v: VERSION, type: 'adopt' }, [port]);
   }
 
   // Lets the worker notice this context's end even if no pagehide ever runs (a crash, a

@@ -1,7 +1,10 @@
 // Real DOMExceptions with the spec's names (and TypeErrors for WebIDL conversions).
 
+// Captured now: in a detached iframe, global lookups of DOMException fail later.
+const DOMExceptionCtor = DOMException;
+
 export function domException(name, message) {
-  return new DOMException(message, name);
+  return new DOMExceptionCtor(message, name);
 }
 
 export function abortReason(signal) {

@@ -1,6 +1,6 @@
 // Installing the polyfill: navigator.locks, LockManager and Lock, where missing (or forced).
 
-import { Connection } from './connection.js';
+import { CONNECT, Connection } from './connection.js';
 import { Lock, LockManager, newLockManager } from './lock-manager.js';
 
 // A v4 UUID; crypto.randomUUID is secure-context only, getRandomValues is not.
@@ -31,6 +31,27 @@ function connect(defaults, options) {
   return connection;
 }
 
+// Dedicated workers created from here get their link to the lock worker through us: wrap
+// Worker so that each new worker's connect request is answered (and hidden from the page's
+// own message listeners, which are added after ours).
+function adoptWorkers(connection) {
+  const Native = globalThis.Worker;
+  if (typeof Native !== 'function' || Native[CONNECT]) return;
+  class Worker extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        if (event.data && event.data[CONNECT] === 1 && event.ports.length === 1) {
+          event.stopImmediatePropagation();
+          connection.adopt(event.ports[0]);
+        }
+      });
+    }
+  }
+  Worker[CONNECT] = true;
+  Object.defineProperty(globalThis, 'Worker', { value: Worker, writable: true, configurable: true });
+}
+
 export function makeApi(defaults) {
   function createLockManager(options = {}) {
     return newLockManager(connect(defaults, options));
@@ -39,7 +60,9 @@ export function makeApi(defaults) {
   function install(options = {}) {
     const nav = globalThis.navigator;
     if (!options.force && nav && nav.locks) return nav.locks;
-    const manager = createLockManager(options);
+    const connection = connect(defaults, options);
+    const manager = newLockManager(connection);
+    adoptWorkers(connection);
     const proto = Object.getPrototypeOf(nav);
     Object.defineProperty(proto, 'locks', {
       get() {

@@ -8,6 +8,13 @@ const locks = new WeakMap(); // Lock -> { name, mode }
 const managers = new WeakMap(); // LockManager -> Connection
 
 const illegal = () => new TypeError('Illegal constructor');
+
+// §3.2.1 step 3 / §3.2.2 step 2: a detached iframe's document is not fully active.
+function checkFullyActive() {
+  if (typeof document !== 'undefined' && document.defaultView === null) {
+    throw domException('InvalidStateError', 'The document is not fully active.');
+  }
+}
 const illegalInvocation = () => new TypeError('Illegal invocation');
 
 export class Lock {
@@ -50,6 +57,11 @@ export class LockManager {
   query() {
     const connection = managers.get(this);
     if (!connection) return Promise.reject(illegalInvocation());
+    try {
+      checkFullyActive();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       const id = connection.newId();
       connection.send(id, { type: 'query', id }, {
@@ -83,6 +95,9 @@ function requestLock(manager, args) {
   const callback = toCallback(args.length === 2 ? args[1] : args[2]);
   const { mode, ifAvailable, steal, signal } = options;
 
+  // Step 3. (Step 4's SecurityError for an opaque origin comes from the SharedWorker
+  // constructor, which throws it when the request is sent.)
+  checkFullyActive();
   // Step 5: reserved names.
   if (name.startsWith('-')) {
     throw domException('NotSupportedError', "Names cannot start with '-'.");

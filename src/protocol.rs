@@ -14,6 +14,7 @@
 //! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant |
 //! | `query`   | `id`                                     | §4.5 snapshot                            |
 //! | `goodbye` |                                          | §2.6 the context is going away           |
+//! | `adopt`   | a transferred MessagePort                | connect that port as a new client (a dedicated worker of this context) |
 //!
 //! Worker → context ([`WorkerMessage`]):
 //! | type           | fields                     | meaning                                     |
@@ -23,6 +24,7 @@
 //! | `stolen`       | `id`                       | reject the released promise with AbortError |
 //! | `snapshot`     | `id`, `held`, `pending`    | resolve query() with these LockInfo lists   |
 //! | `error`        | `id` (if known), `message` | the message was refused; state unchanged    |
+//! | `fatal`        | `message`                  | (from the loader) the wasm failed to load   |
 //!
 //! A message with another `v`, an unknown `type`, or missing/mistyped fields is answered
 //! with `error` (carrying its `id` when one could be read) and changes nothing.
@@ -72,6 +74,7 @@ pub enum ClientMessage {
         id: u32,
     },
     Goodbye,
+    Adopt,
 }
 
 /// The §3.2.1 checks a worker repeats for requests from contexts it cannot trust:

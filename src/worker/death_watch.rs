@@ -21,8 +21,12 @@ pub(crate) struct DeathWatch {
 impl DeathWatch {
     /// Watches the database `db` (opened at version 1 by its context); calls `on_death`
     /// once that context's connection has closed, after cleaning the database up.
-    pub(crate) fn start(db: &str, on_death: impl FnOnce() + 'static) -> Result<DeathWatch, JsValue> {
-        let factory: IdbFactory = Reflect::get(&js_sys::global(), &"indexedDB".into())?.dyn_into()?;
+    pub(crate) fn start(
+        db: &str,
+        on_death: impl FnOnce() + 'static,
+    ) -> Result<DeathWatch, JsValue> {
+        let factory: IdbFactory =
+            Reflect::get(&js_sys::global(), &"indexedDB".into())?.dyn_into()?;
         let request: IdbOpenDbRequest = factory.open_with_u32(db, 2)?;
         let pending = request.clone();
         let name = db.to_string();

@@ -32,6 +32,8 @@ pub(crate) struct Outbox {
     /// went out, never while their own listener runs inside a borrow.
     gone: Vec<Client>,
     watches_gone: Vec<DeathWatch>,
+    /// A port handed over with `adopt`, to connect as a new client.
+    adopted: Option<MessagePort>,
 }
 
 impl Outbox {
@@ -88,8 +90,13 @@ impl Hub {
         let weak: Weak<RefCell<Hub>> = Rc::downgrade(hub);
         let on_message = Listener::new(&port, "message", move |event| {
             let Some(hub) = weak.upgrade() else { return };
-            let data = event.unchecked_into::<MessageEvent>().data();
-            let outbox = hub.borrow_mut().handle(client, &data);
+            let event = event.unchecked_into::<MessageEvent>();
+            let outbox = hub
+                .borrow_mut()
+                .handle(client, &event.data(), &event.ports());
+            if let Some(port) = outbox.adopted.clone() {
+                Hub::connect(&hub, port);
+            }
             outbox.send();
         });
         port.start();
@@ -103,11 +110,29 @@ impl Hub {
         );
     }
 
-    /// Applies one message from `client`; never panics on bad input.
-    pub(crate) fn handle(&mut self, client: ClientId, data: &JsValue) -> Outbox {
+    /// Applies one message from `client`; never panics on bad input. `ports` are the
+    /// ports transferred with it.
+    pub(crate) fn handle(
+        &mut self,
+        client: ClientId,
+        data: &JsValue,
+        ports: &js_sys::Array,
+    ) -> Outbox {
         let mut outbox = Outbox::default();
-        let result =
-            codec::decode(data).and_then(|message| self.apply(client, message, &mut outbox));
+        let result = codec::decode(data).and_then(|message| {
+            if message == ClientMessage::Adopt {
+                let port = ports
+                    .get(0)
+                    .dyn_into::<MessagePort>()
+                    .map_err(|_| Refused {
+                        id: None,
+                        message: "adopt without a port".into(),
+                    })?;
+                outbox.adopted = Some(port);
+                return Ok(());
+            }
+            self.apply(client, message, &mut outbox)
+        });
         if let Err(refused) = result {
             web_sys::console::error_1(&format!("web-locks worker: {}", refused.message).into());
             self.reply(
@@ -188,6 +213,7 @@ impl Hub {
                 self.reply(outbox, client, snapshot);
             }
             ClientMessage::Goodbye => self.disconnect(client, outbox),
+            ClientMessage::Adopt => unreachable!("handled with its port"),
         }
         Ok(())
     }

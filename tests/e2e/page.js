@@ -35,6 +35,19 @@ const T = {
     T.controllers[key].abort();
   },
   controllers: {},
+  workers: {},
+  // A dedicated worker running tests/e2e/worker.js; its log lines land in T.log.
+  spawn(key) {
+    const worker = new Worker(`/tests/e2e/worker.js?impl=${impl}`);
+    worker.onmessage = (event) => T.log.push(event.data);
+    T.workers[key] = worker;
+  },
+  tell(key, message) {
+    T.workers[key].postMessage(message);
+  },
+  terminate(key) {
+    T.workers[key].terminate();
+  },
   has(entry) {
     return T.log.includes(entry);
   },

@@ -1,0 +1,24 @@
+// A dedicated worker for the end-to-end tests: holds locks when its page tells it to.
+if (new URL(location.href).searchParams.get('impl') === 'polyfill') {
+  delete WorkerNavigator.prototype.locks;
+  delete self.LockManager;
+  delete self.Lock;
+  importScripts('/dist/web-locks.global.js');
+}
+const releases = {};
+onmessage = async ({ data }) => {
+  if (data.cmd === 'hold') {
+    navigator.locks.request(data.name, (lock) => {
+      postMessage(`worker-granted:${data.key}:${lock.name}`);
+      return new Promise((resolve) => (releases[data.key] = resolve));
+    });
+  } else if (data.cmd === 'release') {
+    releases[data.key]();
+  } else if (data.cmd === 'query') {
+    const { held } = await navigator.locks.query();
+    postMessage(`worker-query:${held.map((l) => l.name).join(',')}`);
+  } else if (data.cmd === 'polyfilled') {
+    postMessage(`worker-polyfilled:${typeof WebLocksPolyfill}`);
+  }
+};
+postMessage('worker-ready');
