@@ -1,6 +1,11 @@
 // One context's link to the lock worker: a MessagePort speaking the protocol documented in
 // src/protocol.rs. Messages posted before the worker has loaded wait in the port, so the
 // first synchronous request() of a page is never lost.
+//
+// Lifecycle (README "Lifecycle"): the context keeps an IndexedDB database open for as long as
+// it lives, so the worker notices its end even without pagehide; it watches the worker's
+// own database the same way, and when the worker dies it starts a new one and re-declares
+// what it holds and waits for.
 
 import { domException } from './errors.js';
 
@@ -16,8 +21,11 @@ export class Connection {
     this.clientId = clientId;
     this.port = null;
     this.nextId = 0;
-    // id -> handler: { granted, notAvailable, stolen, snapshot, error }
+    // id -> handler: { granted, notAvailable, stolen, snapshot, error, redeclare, lost }
     this.handlers = new Map();
+    // This context's own database (name, and the open connection once open).
+    this.dbName = null;
+    this.db = null;
   }
 
   // A fresh request id (below 2^32, never 0, not in use by a live request).
@@ -30,7 +38,7 @@ export class Connection {
 
   // Sends `message` for request `id`, whose replies go to `handler`.
   send(id, message, handler) {
-    if (handler) this.handlers.set(id, handler);
+    this.handlers.set(id, handler);
     this.post(message);
   }
 
@@ -39,18 +47,19 @@ export class Connection {
     this.handlers.delete(id);
   }
 
-  post(message) {
+  post(message, transfer) {
     this.open();
     message.v = VERSION;
-    this.port.postMessage(message);
+    this.port.postMessage(message, transfer || []);
   }
 
   open() {
     if (this.port) return;
     this.port = this.connectPort();
     this.port.onmessage = (event) => this.dispatch(event.data);
-    this.port.postMessage({ v: VERSION, type: 'hello', clientId: this.clientId });
-    this.watchMe(this.port);
+    this.post({ type: 'hello', clientId: this.clientId });
+    if (this.db) this.post({ type: 'watch', db: this.dbName });
+    else if (!this.dbName) this.watchMe();
   }
 
   // A window (or anything with SharedWorker) connects to the lock worker itself. A dedicated
@@ -72,49 +81,91 @@ export class Connection {
 
   // Connects `port` (from a dedicated worker of this context) to the lock worker.
   adopt(port) {
-    this.open();
-    this.port.postMessage({ v: VERSION, type: 'adopt' }, [port]);
+    this.post({ type: 'adopt' }, [port]);
   }
 
   // Lets the worker notice this context's end even if no pagehide ever runs (a crash, a
   // terminated worker): hold a database open for as long as we live; the worker's pending
   // version upgrade of it goes through only once the browser has closed our connection.
-  watchMe(port) {
+  watchMe() {
     if (typeof indexedDB === 'undefined') return;
-    const db = `web-locks-client-${this.clientId}-${++dbCount}`;
+    const name = `web-locks-client-${this.clientId}-${++dbCount}`;
+    this.dbName = name;
     let request;
     try {
-      request = indexedDB.open(db, 1);
+      request = indexedDB.open(name, 1);
     } catch {
       return; // storage blocked: pagehide remains the only signal
     }
     request.onsuccess = () => {
-      const connection = request.result;
-      connection.onversionchange = null; // stay open: that is the point
-      if (this.port !== port) {
-        connection.close(); // closed meanwhile
-        indexedDB.deleteDatabase(db);
+      const db = request.result;
+      db.onversionchange = null; // stay open: that is the point
+      if (this.dbName !== name) {
+        db.close(); // the context closed meanwhile
+        indexedDB.deleteDatabase(name);
         return;
       }
-      this.db = connection;
-      this.post({ type: 'watch', db });
+      this.db = db;
+      if (this.port) this.post({ type: 'watch', db: name });
     };
   }
 
+  // The worker's `welcome` names its lifeline database: our version upgrade of it goes
+  // through only when the worker has died (a SharedWorker can die with the tab that started
+  // it, leaving our port silently dead).
+  watchWorker(db) {
+    if (typeof indexedDB === 'undefined') return;
+    const port = this.port;
+    const request = indexedDB.open(db, 2);
+    request.onupgradeneeded = () => {
+      request.transaction.abort();
+      indexedDB.deleteDatabase(db);
+      if (this.port === port) this.reconnect();
+    };
+    request.onerror = (event) => event.preventDefault(); // the upgrade we aborted
+  }
+
+  // A new worker, and everything re-declared in request order: held locks as `reclaim`,
+  // pending requests and queries as sent, then `watch`, which tells the worker we are done.
+  reconnect() {
+    const old = this.port;
+    this.port = null;
+    old.close();
+    this.port = this.connectPort();
+    this.port.onmessage = (event) => this.dispatch(event.data);
+    this.post({ type: 'hello', clientId: this.clientId });
+    const ids = [...this.handlers.keys()].sort((a, b) => a - b);
+    for (const id of ids) {
+      const message = this.handlers.get(id).redeclare();
+      if (message) this.post(message);
+      else this.done(id);
+    }
+    if (this.db) this.post({ type: 'watch', db: this.dbName });
+  }
+
   // §2.6: this context goes away; the worker releases its locks and drops its requests.
-  close() {
+  // `persisted`: the page enters the back/forward cache and may come back; what it held or
+  // waited for is lost (see README "Lifecycle").
+  close(persisted) {
     if (!this.port) return;
     this.port.postMessage({ v: VERSION, type: 'goodbye' });
     this.port.close();
     this.port = null;
+    const handlers = [...this.handlers.values()];
     this.handlers.clear();
+    if (persisted) for (const handler of handlers) handler.lost();
     if (this.db) this.db.close();
     this.db = null;
+    this.dbName = null;
   }
 
   dispatch(message) {
     if (!message || message.v !== VERSION) {
       console.error('web-locks: unexpected message from the lock worker', message);
+      return;
+    }
+    if (message.type === 'welcome') {
+      this.watchWorker(message.db);
       return;
     }
     if (message.type === 'fatal') {

@@ -26,7 +26,7 @@ function connect(defaults, options) {
   const connection = new Connection(workerLocation(defaults, options), uuid());
   // §2.6 on the unloading document cleanup steps (pagehide, not unload: keeps bfcache).
   if (typeof addEventListener === 'function') {
-    addEventListener('pagehide', () => connection.close());
+    addEventListener('pagehide', (event) => connection.close(event.persisted));
   }
   return connection;
 }

@@ -16,6 +16,8 @@ function checkFullyActive() {
   }
 }
 const illegalInvocation = () => new TypeError('Illegal invocation');
+const lostError = () =>
+  domException('AbortError', 'The lock was released: the page entered the back/forward cache.');
 
 export class Lock {
   constructor(token, name, mode) {
@@ -73,6 +75,8 @@ export class LockManager {
           connection.done(id);
           reject(error);
         },
+        redeclare: () => ({ type: 'query', id }),
+        lost: () => reject(lostError()),
       });
     });
   }
@@ -138,7 +142,8 @@ function requestLock(manager, args) {
     };
     if (signal) signal.addEventListener('abort', onAbort);
 
-    connection.send(id, { type: 'request', id, name, mode, ifAvailable, steal }, {
+    const message = { type: 'request', id, name, mode, ifAvailable, steal };
+    connection.send(id, message, {
       // §4.4 step 2.14.
       granted() {
         if (signal) signal.removeEventListener('abort', onAbort);
@@ -178,6 +183,19 @@ function requestLock(manager, args) {
         if (signal) signal.removeEventListener('abort', onAbort);
         state = 'done';
         reject(error);
+      },
+      // The worker restarted: say again what this request is (recovery.rs).
+      redeclare() {
+        if (state === 'pending') return message;
+        if (state === 'held') return { type: 'reclaim', id, name, mode };
+        return null; // aborted before its grant arrived: nothing to keep
+      },
+      // The page entered the back/forward cache: its requests and locks are gone.
+      lost() {
+        if (state !== 'pending' && state !== 'held') return;
+        if (signal) signal.removeEventListener('abort', onAbort);
+        state = 'stolen';
+        reject(lostError());
       },
     });
   });

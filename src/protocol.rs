@@ -13,12 +13,14 @@
 //! | `release` | `id`                                     | §4.2 the waiting promise settled         |
 //! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant |
 //! | `query`   | `id`                                     | §4.5 snapshot                            |
+//! | `reclaim` | `id`, `name`, `mode`                     | after a worker restart: this lock was held before it |
 //! | `goodbye` |                                          | §2.6 the context is going away           |
 //! | `adopt`   | a transferred MessagePort                | connect that port as a new client (a dedicated worker of this context) |
 //!
 //! Worker → context ([`WorkerMessage`]):
 //! | type           | fields                     | meaning                                     |
 //! |----------------|----------------------------|---------------------------------------------|
+//! | `welcome`      | `epoch`, `db`              | reply to hello: watch IndexedDB `db` to notice the worker's death |
 //! | `granted`      | `id`                       | run the callback with a Lock                |
 //! | `notAvailable` | `id`                       | run the callback with null (ifAvailable)    |
 //! | `stolen`       | `id`                       | reject the released promise with AbortError |
@@ -63,6 +65,11 @@ pub enum ClientMessage {
         if_available: bool,
         #[serde(default)]
         steal: bool,
+    },
+    Reclaim {
+        id: u32,
+        name: String,
+        mode: Mode,
     },
     Release {
         id: u32,
@@ -129,6 +136,10 @@ impl<'a> From<WorkerMessage<'a>> for Envelope<'a> {
     rename_all_fields = "camelCase"
 )]
 pub enum WorkerMessage<'a> {
+    Welcome {
+        epoch: &'a str,
+        db: &'a str,
+    },
     Granted {
         id: u32,
     },

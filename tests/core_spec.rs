@@ -423,3 +423,53 @@ fn same_inputs_give_same_actions_and_snapshots() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn paused_manager_queues_and_grants_on_resume_in_fifo_order() {
+    let mut m = LockManager::new();
+    m.pause();
+    assert!(req(&mut m, A, 1, "x", X, Queue).is_empty());
+    assert!(req(&mut m, B, 2, "x", S, Queue).is_empty());
+    assert!(req(&mut m, C, 3, "y", S, Queue).is_empty());
+    assert_eq!(
+        req(&mut m, C, 4, "z", S, IfAvailable),
+        vec![Action::NotAvailable {
+            client: C,
+            request: r(4)
+        }],
+        "nothing is available while paused"
+    );
+    m.resume();
+    assert_eq!(drain(&mut m), vec![granted(A, 1), granted(C, 3)]);
+    m.release(r(1));
+    assert_eq!(drain(&mut m), vec![granted(B, 2)]);
+}
+
+#[test]
+fn reclaim_restores_compatible_holders_and_refuses_conflicts() {
+    let mut m = LockManager::new();
+    m.pause();
+    assert!(
+        req(&mut m, C, 9, "x", X, Queue).is_empty(),
+        "a waiter, queued before a reclaim"
+    );
+    m.reclaim(A, r(1), "x", S).unwrap();
+    m.reclaim(B, r(2), "x", S).unwrap();
+    assert_eq!(m.reclaim(C, r(3), "x", X), Err(RequestError::Conflict));
+    assert_eq!(m.reclaim(A, r(1), "y", X), Err(RequestError::DuplicateId));
+    m.reclaim(A, r(4), "y", X).unwrap();
+    assert!(drain(&mut m).is_empty(), "reclaims are not grants");
+    m.resume();
+    assert!(
+        drain(&mut m).is_empty(),
+        "the waiter still waits for the reclaimed readers"
+    );
+    let (held, pending) = state(&m);
+    assert_eq!(
+        held,
+        vec![("x".into(), S, 1), ("x".into(), S, 2), ("y".into(), X, 1)]
+    );
+    assert_eq!(pending, vec![("x".into(), X, 3)]);
+    release_all(&mut m, &[1, 2]);
+    assert_eq!(drain(&mut m), vec![granted(C, 9)]);
+}

@@ -41,6 +41,8 @@ pub struct LockManager {
     next_back: QueueKey,
     next_front: QueueKey,
     next_grant: GrantSeq,
+    /// While set, nothing is granted: see [`LockManager::pause`].
+    paused: bool,
 }
 
 impl Default for LockManager {
@@ -59,6 +61,7 @@ impl LockManager {
             next_back: 0,
             next_front: -1,
             next_grant: 0,
+            paused: false,
         }
     }
 
@@ -103,7 +106,7 @@ impl LockManager {
                 key
             }
             // Step 3.5.1: ifAvailable and not grantable: callback gets null, nothing queued.
-            Flavor::IfAvailable if !resource.grantable_now(mode) => {
+            Flavor::IfAvailable if self.paused || !resource.grantable_now(mode) => {
                 self.actions.push_back(Action::NotAvailable {
                     client,
                     request: id,
@@ -207,6 +210,76 @@ impl LockManager {
         }
     }
 
+    // ----- Recovery after a restart of the driver (not in the spec) -----------------------
+
+    /// Stops granting: requests queue, `ifAvailable` requests are not available, and
+    /// [`LockManager::reclaim`] re-declares locks held before a restart, until
+    /// [`LockManager::resume`]. The driver pauses while survivors of a restart re-declare
+    /// their state, so that nothing is granted that one of them still holds.
+    pub fn pause(&mut self) {
+        self.paused = true;
+    }
+
+    /// Grants again: processes every queue (in name order) as §4.4 would have.
+    pub fn resume(&mut self) {
+        self.paused = false;
+        let mut names: Vec<Rc<str>> = self
+            .resources
+            .iter()
+            .filter(|(_, resource)| !resource.queue.is_empty())
+            .map(|(name, _)| name.clone())
+            .collect();
+        names.sort_unstable();
+        for name in names {
+            self.process(&name);
+        }
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Re-declares a lock `client` held before a restart: held at once if it is compatible
+    /// with the name's current holders (§2.5 steps 8–9), refused with
+    /// [`RequestError::Conflict`] otherwise (the driver then tells the client its lock is
+    /// lost, as for a steal). First come, first served.
+    pub fn reclaim(
+        &mut self,
+        client: ClientId,
+        id: RequestId,
+        name: &str,
+        mode: Mode,
+    ) -> Result<(), RequestError> {
+        if self.entries.contains_key(&id) {
+            return Err(RequestError::DuplicateId);
+        }
+        let name = self.intern(name);
+        let resource = self.resources.get_mut(&name).expect("interned");
+        if !resource.compatible(mode) {
+            return Err(RequestError::Conflict);
+        }
+        let seq = self.next_grant;
+        self.next_grant += 1;
+        resource.held.insert(
+            seq,
+            Slot {
+                request: id,
+                client,
+                mode,
+            },
+        );
+        self.entries.insert(
+            id,
+            Entry {
+                client,
+                name,
+                place: Place::Held(seq),
+            },
+        );
+        self.clients.entry(client).or_default().insert(id);
+        Ok(())
+    }
+
     // ----- Queries -------------------------------------------------------------------------
 
     /// §4.5 snapshot the lock state.
@@ -274,7 +347,7 @@ impl LockManager {
         let resource = self.resources.get_mut(name).expect("processed names exist");
         // Step 2.1: stop at the first request that is not grantable (only a head can be).
         // Step 2.2: remove it from the queue.
-        while let Some(slot) = resource.pop_grantable() {
+        while let Some(slot) = (!self.paused).then(|| resource.pop_grantable()).flatten() {
             // Steps 2.3–2.13: a new lock, appended to the held lock set.
             let seq = self.next_grant;
             self.next_grant += 1;

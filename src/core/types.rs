@@ -78,12 +78,15 @@ pub enum ReleaseOutcome {
 pub enum RequestError {
     /// The request id is already pending or held.
     DuplicateId,
+    /// [`crate::core::LockManager::reclaim`]: the lock conflicts with a current holder.
+    Conflict,
 }
 
 impl std::fmt::Display for RequestError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RequestError::DuplicateId => f.write_str("request id already in use"),
+            RequestError::Conflict => f.write_str("the lock is held by another client"),
         }
     }
 }

@@ -7,10 +7,10 @@
 //! crashed or navigated, the iframe was removed, the worker terminated), `upgradeneeded`
 //! fires. No polling, no timers, no false alarms from a busy context.
 
-use js_sys::Reflect;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{IdbFactory, IdbOpenDbRequest};
+use wasm_bindgen::JsValue;
+use web_sys::IdbOpenDbRequest;
 
+use super::lifeline::indexed_db;
 use super::listener::Listener;
 
 #[must_use = "dropping a DeathWatch stops watching"]
@@ -25,8 +25,7 @@ impl DeathWatch {
         db: &str,
         on_death: impl FnOnce() + 'static,
     ) -> Result<DeathWatch, JsValue> {
-        let factory: IdbFactory =
-            Reflect::get(&js_sys::global(), &"indexedDB".into())?.dyn_into()?;
+        let factory = indexed_db()?;
         let request: IdbOpenDbRequest = factory.open_with_u32(db, 2)?;
         let pending = request.clone();
         let name = db.to_string();

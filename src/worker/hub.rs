@@ -7,13 +7,16 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use rustc_hash::FxHashMap;
+use std::any::Any;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, MessagePort};
 
 use super::codec::{self, Refused};
 use super::death_watch::DeathWatch;
 use super::listener::Listener;
+use super::timer::Timer;
 use crate::core::{Action, ClientId, LockManager, RequestError, RequestId};
 use crate::protocol::{self, ClientMessage, LockInfo, WorkerMessage};
 
@@ -21,17 +24,25 @@ struct Client {
     port: MessagePort,
     /// The spec's clientId, from the client's `hello`.
     client_id: Option<String>,
+    /// The database it keeps open for as long as it lives, from its `watch`.
+    db: Option<String>,
     _on_message: Listener,
+}
+
+/// A context's database under watch, and the client it belongs to once that client has
+/// said so (after a restart, watches start before their clients reconnect).
+pub(super) struct Watched {
+    _watch: DeathWatch,
+    pub(super) client: Option<ClientId>,
 }
 
 /// Replies to post once the state is no longer borrowed.
 #[derive(Default)]
 pub(crate) struct Outbox {
     messages: Vec<(MessagePort, JsValue)>,
-    /// Clients and watches that ended; dropped (listeners removed) after the replies
-    /// went out, never while their own listener runs inside a borrow.
-    gone: Vec<Client>,
-    watches_gone: Vec<DeathWatch>,
+    /// Clients, watches and timers that ended: dropped (listeners removed) after the
+    /// replies went out, never while their own listener runs inside a borrow.
+    dropped: Vec<Box<dyn Any>>,
     /// A port handed over with `adopt`, to connect as a new client.
     adopted: Option<MessagePort>,
 }
@@ -43,19 +54,38 @@ impl Outbox {
                 web_sys::console::error_2(&"web-locks worker: postMessage failed".into(), &e);
             }
         }
-        drop(self.gone);
-        drop(self.watches_gone);
+        drop(self.dropped);
     }
 }
 
 pub(crate) struct Hub {
-    core: LockManager,
+    pub(super) core: LockManager,
     clients: FxHashMap<ClientId, Client>,
-    /// Death watches by client; each lives until it fires, even after a `goodbye`, so that
-    /// the client's database is always cleaned up.
-    watches: FxHashMap<ClientId, DeathWatch>,
+    /// Death watches by database; each lives until it fires, even after a `goodbye`, so
+    /// that every context's database is cleaned up.
+    pub(super) watches: FxHashMap<String, Watched>,
+    /// Recovery (see `recovery.rs`): databases of contexts that lived before this worker
+    /// started and have neither re-declared their locks nor died yet.
+    pub(super) expected: FxHashSet<String>,
+    pub(super) recovery_deadline: Option<Timer>,
+    /// Whether the survey of surviving contexts has been done (see `recovery.rs`).
+    pub(super) surveyed: bool,
+    /// This worker's identity and the database its clients watch (`welcome`).
+    epoch: String,
+    lifeline: String,
     next_client: u32,
-    me: Weak<RefCell<Hub>>,
+    pub(super) me: Weak<RefCell<Hub>>,
+}
+
+fn message_id(message: &ClientMessage) -> Option<u32> {
+    match message {
+        ClientMessage::Request { id, .. }
+        | ClientMessage::Reclaim { id, .. }
+        | ClientMessage::Release { id }
+        | ClientMessage::Abort { id }
+        | ClientMessage::Query { id } => Some(*id),
+        _ => None,
+    }
 }
 
 /// A context's request id made unique across the worker: the client in the high half.
@@ -68,12 +98,17 @@ fn local(request: RequestId) -> u32 {
 }
 
 impl Hub {
-    pub(crate) fn new() -> Rc<RefCell<Hub>> {
+    pub(crate) fn new(epoch: String, lifeline: String) -> Rc<RefCell<Hub>> {
         Rc::new_cyclic(|me| {
             RefCell::new(Hub {
                 core: LockManager::new(),
                 clients: FxHashMap::default(),
                 watches: FxHashMap::default(),
+                expected: FxHashSet::default(),
+                recovery_deadline: None,
+                surveyed: false,
+                epoch,
+                lifeline,
                 next_client: 0,
                 me: me.clone(),
             })
@@ -105,6 +140,7 @@ impl Hub {
             Client {
                 port,
                 client_id: None,
+                db: None,
                 _on_message: on_message,
             },
         );
@@ -172,22 +208,38 @@ impl Hub {
                     return Err(refuse(None, "hello sent twice"));
                 }
                 entry.client_id = Some(client_id);
+                let welcome = WorkerMessage::Welcome {
+                    epoch: &self.epoch,
+                    db: &self.lifeline,
+                };
+                self.reply(outbox, client, welcome);
+            }
+            ClientMessage::Watch { .. }
+            | ClientMessage::Reclaim { .. }
+            | ClientMessage::Request { .. }
+            | ClientMessage::Query { .. }
+                if !known =>
+            {
+                return Err(refuse(message_id(&message), "hello must come first"));
             }
             ClientMessage::Watch { db } => {
-                if self.watches.contains_key(&client) {
+                let entry = self.clients.get_mut(&client).expect("known");
+                if entry.db.is_some() {
                     return Err(refuse(None, "watch sent twice"));
                 }
-                let hub = self.me.clone();
-                let watch = DeathWatch::start(&db, move || {
-                    let Some(hub) = hub.upgrade() else { return };
-                    let outbox = hub.borrow_mut().client_died(client);
-                    outbox.send();
-                })
-                .map_err(|_| refuse(None, "cannot watch that database"))?;
-                self.watches.insert(client, watch);
+                entry.db = Some(db.clone());
+                self.watch(db, Some(client))
+                    .map_err(|_| refuse(None, "cannot watch that database"))?;
             }
-            ClientMessage::Request { id, .. } | ClientMessage::Query { id } if !known => {
-                return Err(refuse(Some(id), "hello must come first"));
+            ClientMessage::Reclaim { id, name, mode } => {
+                match self.core.reclaim(client, global(client, id), &name, mode) {
+                    Ok(()) => {}
+                    // Held by another survivor meanwhile: this lock is lost, as to a steal.
+                    Err(RequestError::Conflict) => {
+                        self.reply(outbox, client, WorkerMessage::Stolen { id })
+                    }
+                    Err(e) => return Err(refuse(Some(id), &e.to_string())),
+                }
             }
             ClientMessage::Request {
                 id,
@@ -218,11 +270,46 @@ impl Hub {
         Ok(())
     }
 
-    /// The client's death watch fired: it is gone even if it never said goodbye.
-    fn client_died(&mut self, client: ClientId) -> Outbox {
+    /// Watches the database `db`; `client` is its context if already connected (its
+    /// `watch` also ends any wait for it: it has re-declared its locks).
+    pub(crate) fn watch(&mut self, db: String, client: Option<ClientId>) -> Result<(), JsValue> {
+        if client.is_some() {
+            self.expected.remove(&db);
+        }
+        if let Some(watched) = self.watches.get_mut(&db) {
+            watched.client = client.or(watched.client);
+        } else {
+            let hub = self.me.clone();
+            let name = db.clone();
+            let watch = DeathWatch::start(&db, move || {
+                let Some(hub) = hub.upgrade() else { return };
+                let outbox = hub.borrow_mut().db_died(&name);
+                outbox.send();
+            })?;
+            self.watches.insert(
+                db,
+                Watched {
+                    _watch: watch,
+                    client,
+                },
+            );
+        }
+        self.resume_if_recovered();
+        Ok(())
+    }
+
+    /// A context's database was closed by the browser: the context is gone, whether or
+    /// not it said goodbye.
+    fn db_died(&mut self, db: &str) -> Outbox {
         let mut outbox = Outbox::default();
-        self.disconnect(client, &mut outbox);
-        outbox.watches_gone.extend(self.watches.remove(&client));
+        self.expected.remove(db);
+        if let Some(watched) = self.watches.remove(db) {
+            if let Some(client) = watched.client {
+                self.disconnect(client, &mut outbox);
+            }
+            outbox.dropped.push(Box::new(watched));
+        }
+        self.resume_if_recovered();
         self.carry_out(&mut outbox);
         outbox
     }
@@ -232,7 +319,7 @@ impl Hub {
         self.core.client_gone(client);
         if let Some(gone) = self.clients.remove(&client) {
             gone.port.close();
-            outbox.gone.push(gone);
+            outbox.dropped.push(Box::new(gone));
         }
     }
 
@@ -258,7 +345,7 @@ impl Hub {
     }
 
     /// Turns the core's actions into messages to the clients concerned.
-    fn carry_out(&mut self, outbox: &mut Outbox) {
+    pub(crate) fn carry_out(&mut self, outbox: &mut Outbox) {
         while let Some(action) = self.core.poll_action() {
             let (client, message) = match action {
                 Action::Granted { client, request } => {

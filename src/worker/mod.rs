@@ -6,9 +6,12 @@
 mod codec;
 mod death_watch;
 mod hub;
+mod lifeline;
 mod listener;
+mod recovery;
 #[cfg(test)]
 mod tests;
+mod timer;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,12 +20,15 @@ use wasm_bindgen::prelude::*;
 use web_sys::{EventTarget, MessageEvent, MessagePort};
 
 use hub::Hub;
+use lifeline::Lifeline;
 use listener::Listener;
 
-/// What keeps the worker serving: the state and the `connect` listener, for the worker's life.
+/// What keeps the worker serving, for the worker's life: the state, the `connect` listener
+/// and the lifeline database its clients watch.
 struct Serving {
     _hub: Rc<RefCell<Hub>>,
     _on_connect: Listener,
+    _lifeline: Lifeline,
 }
 
 thread_local! {
@@ -33,7 +39,21 @@ thread_local! {
 /// through the global scope's `connect` event.
 #[wasm_bindgen]
 pub fn serve(early_ports: js_sys::Array) {
-    let hub = Hub::new();
+    let epoch = format!(
+        "{:013x}",
+        (js_sys::Math::random() * (1u64 << 52) as f64) as u64
+    );
+    let lifeline = Lifeline::open(&epoch);
+    let hub = Hub::new(epoch, lifeline.db.clone());
+    // Nothing is granted until the survivors of a previous worker are known (recovery.rs).
+    hub.borrow_mut().core.pause();
+    let survey = Rc::downgrade(&hub);
+    wasm_bindgen_futures::spawn_local(async move {
+        let databases = recovery::client_databases().await;
+        let Some(hub) = survey.upgrade() else { return };
+        let outbox = hub.borrow_mut().begin_recovery(databases);
+        outbox.send();
+    });
     for port in early_ports.iter() {
         Hub::connect(&hub, port.unchecked_into());
     }
@@ -52,6 +72,7 @@ pub fn serve(early_ports: js_sys::Array) {
         *s.borrow_mut() = Some(Serving {
             _hub: hub,
             _on_connect: on_connect,
+            _lifeline: lifeline,
         })
     });
 }

@@ -139,7 +139,7 @@ fn pending_promise() -> (Promise, js_sys::Function) {
 }
 
 fn new_hub() -> Rc<RefCell<Hub>> {
-    Hub::new()
+    Hub::new("test-epoch".into(), "test-lifeline".into())
 }
 
 #[wasm_bindgen_test]
