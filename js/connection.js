@@ -114,7 +114,7 @@ export class Connection {
   // through only when the worker has died (a SharedWorker can die with the tab that started
   // it, leaving our port silently dead).
   watchWorker(db) {
-    if (typeof indexedDB === 'undefined') return;
+    if (!db || typeof indexedDB === 'undefined') return; // the worker has no lifeline
     const port = this.port;
     const request = indexedDB.open(db, 2);
     request.onupgradeneeded = () => {

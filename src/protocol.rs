@@ -28,6 +28,10 @@
 //! | `error`        | `id` (if known), `message` | the message was refused; state unchanged    |
 //! | `fatal`        | `message`                  | (from the loader) the wasm failed to load   |
 //!
+//! Re-sending a live `request` (same `id`) is idempotent: a pending one stays as it is, a
+//! held one is answered with `granted` again; a `reclaim` of a lock the worker still knows
+//! as held by the sender is accepted silently. Both happen when a context reconnects.
+//!
 //! A message with another `v`, an unknown `type`, or missing/mistyped fields is answered
 //! with `error` (carrying its `id` when one could be read) and changes nothing.
 

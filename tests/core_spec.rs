@@ -473,3 +473,14 @@ fn reclaim_restores_compatible_holders_and_refuses_conflicts() {
     release_all(&mut m, &[1, 2]);
     assert_eq!(drain(&mut m), vec![granted(C, 9)]);
 }
+
+#[test]
+fn state_tells_pending_from_held() {
+    use web_locks::core::RequestState;
+    let mut m = LockManager::new();
+    req(&mut m, A, 1, "x", X, Queue);
+    req(&mut m, B, 2, "x", X, Queue);
+    assert_eq!(m.state(r(1)), Some((A, RequestState::Held)));
+    assert_eq!(m.state(r(2)), Some((B, RequestState::Pending)));
+    assert_eq!(m.state(r(3)), None);
+}

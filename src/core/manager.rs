@@ -10,7 +10,7 @@ use super::id_hash::IdMap;
 use super::resource::{GrantSeq, QueueKey, Resource, Slot};
 use super::types::{
     AbortOutcome, Action, ClientId, Flavor, LockInfo, Mode, ReleaseOutcome, RequestError,
-    RequestId, Snapshot, Stats,
+    RequestId, RequestState, Snapshot, Stats,
 };
 
 /// Where a live request is: in its name's queue, or in the held lock set.
@@ -298,6 +298,17 @@ impl LockManager {
             snapshot.held.extend(resource.held.values().map(info));
         }
         snapshot
+    }
+
+    /// Whether request `id` is pending or held, and by which client.
+    pub fn state(&self, id: RequestId) -> Option<(ClientId, RequestState)> {
+        self.entries.get(&id).map(|entry| {
+            let state = match entry.place {
+                Place::Pending(_) => RequestState::Pending,
+                Place::Held(_) => RequestState::Held,
+            };
+            (entry.client, state)
+        })
     }
 
     /// Sizes of the tables: all zero once every lock is released and every client gone.

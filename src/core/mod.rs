@@ -18,5 +18,5 @@ mod types;
 pub use manager::LockManager;
 pub use types::{
     AbortOutcome, Action, ClientId, Flavor, LockInfo, Mode, ReleaseOutcome, RequestError,
-    RequestId, Snapshot, Stats,
+    RequestId, RequestState, Snapshot, Stats,
 };

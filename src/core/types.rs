@@ -73,6 +73,13 @@ pub enum ReleaseOutcome {
     Unknown,
 }
 
+/// Where a live request is ([`crate::core::LockManager::state`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestState {
+    Pending,
+    Held,
+}
+
 /// Why [`crate::core::LockManager::request`] refused an input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RequestError {

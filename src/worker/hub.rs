@@ -17,7 +17,7 @@ use super::codec::{self, Refused};
 use super::death_watch::DeathWatch;
 use super::listener::Listener;
 use super::timer::Timer;
-use crate::core::{Action, ClientId, LockManager, RequestError, RequestId};
+use crate::core::{Action, ClientId, LockManager, RequestError, RequestId, RequestState};
 use crate::protocol::{self, ClientMessage, LockInfo, WorkerMessage};
 
 struct Client {
@@ -70,9 +70,13 @@ pub(crate) struct Hub {
     pub(super) recovery_deadline: Option<Timer>,
     /// Whether the survey of surviving contexts has been done (see `recovery.rs`).
     pub(super) surveyed: bool,
-    /// This worker's identity and the database its clients watch (`welcome`).
+    /// This worker's identity and the database its clients watch (`welcome`), once open.
     epoch: String,
-    lifeline: String,
+    lifeline: Option<String>,
+    /// Connected clients by the clientId they announced.
+    by_client_id: FxHashMap<String, ClientId>,
+    /// Ports that took over an existing client (see [`Hub::rebind`]) → that client.
+    aliases: FxHashMap<ClientId, ClientId>,
     next_client: u32,
     pub(super) me: Weak<RefCell<Hub>>,
 }
@@ -98,7 +102,7 @@ fn local(request: RequestId) -> u32 {
 }
 
 impl Hub {
-    pub(crate) fn new(epoch: String, lifeline: String) -> Rc<RefCell<Hub>> {
+    pub(crate) fn new(epoch: String) -> Rc<RefCell<Hub>> {
         Rc::new_cyclic(|me| {
             RefCell::new(Hub {
                 core: LockManager::new(),
@@ -108,7 +112,9 @@ impl Hub {
                 recovery_deadline: None,
                 surveyed: false,
                 epoch,
-                lifeline,
+                lifeline: None,
+                by_client_id: FxHashMap::default(),
+                aliases: FxHashMap::default(),
                 next_client: 0,
                 me: me.clone(),
             })
@@ -155,6 +161,7 @@ impl Hub {
         ports: &js_sys::Array,
     ) -> Outbox {
         let mut outbox = Outbox::default();
+        let client = self.aliases.get(&client).copied().unwrap_or(client);
         let result = codec::decode(data).and_then(|message| {
             if message == ClientMessage::Adopt {
                 let port = ports
@@ -207,12 +214,15 @@ impl Hub {
                 if entry.client_id.is_some() {
                     return Err(refuse(None, "hello sent twice"));
                 }
-                entry.client_id = Some(client_id);
-                let welcome = WorkerMessage::Welcome {
-                    epoch: &self.epoch,
-                    db: &self.lifeline,
+                entry.client_id = Some(client_id.clone());
+                let client = match self.by_client_id.get(&client_id) {
+                    Some(&existing) => self.rebind(existing, client, outbox),
+                    None => {
+                        self.by_client_id.insert(client_id, client);
+                        client
+                    }
                 };
-                self.reply(outbox, client, welcome);
+                self.welcome(outbox, client);
             }
             ClientMessage::Watch { .. }
             | ClientMessage::Reclaim { .. }
@@ -224,6 +234,9 @@ impl Hub {
             }
             ClientMessage::Watch { db } => {
                 let entry = self.clients.get_mut(&client).expect("known");
+                if entry.db.as_ref() == Some(&db) {
+                    return Ok(()); // re-sent after a reconnection
+                }
                 if entry.db.is_some() {
                     return Err(refuse(None, "watch sent twice"));
                 }
@@ -234,6 +247,10 @@ impl Hub {
             ClientMessage::Reclaim { id, name, mode } => {
                 match self.core.reclaim(client, global(client, id), &name, mode) {
                     Ok(()) => {}
+                    // Still held: the worker never lost it (see `rebind`).
+                    Err(RequestError::DuplicateId)
+                        if self.core.state(global(client, id))
+                            == Some((client, RequestState::Held)) => {}
                     // Held by another survivor meanwhile: this lock is lost, as to a steal.
                     Err(RequestError::Conflict) => {
                         self.reply(outbox, client, WorkerMessage::Stolen { id })
@@ -250,9 +267,20 @@ impl Hub {
             } => {
                 let flavor = protocol::flavor(&name, mode, if_available, steal)
                     .map_err(|e| refuse(Some(id), e))?;
-                self.core
-                    .request(client, global(client, id), &name, mode, flavor)
-                    .map_err(|e: RequestError| refuse(Some(id), &e.to_string()))?;
+                let request = global(client, id);
+                match self.core.request(client, request, &name, mode, flavor) {
+                    Ok(()) => {}
+                    // Re-sent after a reconnection (see `rebind`): still waiting, or granted
+                    // with the grant lost on the old port.
+                    Err(RequestError::DuplicateId) => match self.core.state(request) {
+                        Some((owner, RequestState::Pending)) if owner == client => {}
+                        Some((owner, RequestState::Held)) if owner == client => {
+                            self.reply(outbox, client, WorkerMessage::Granted { id })
+                        }
+                        _ => return Err(refuse(Some(id), "request id already in use")),
+                    },
+                    Err(e) => return Err(refuse(Some(id), &e.to_string())),
+                }
             }
             ClientMessage::Release { id } => {
                 self.core.release(global(client, id));
@@ -268,6 +296,49 @@ impl Hub {
             ClientMessage::Adopt => unreachable!("handled with its port"),
         }
         Ok(())
+    }
+
+    /// A context that believed this worker dead reconnected with a new port while its old
+    /// port is still registered here: the new port takes over the existing client, state
+    /// and all, and the old port is dropped. What it re-declares is already here.
+    fn rebind(&mut self, existing: ClientId, port: ClientId, outbox: &mut Outbox) -> ClientId {
+        let mut taking_over = self.clients.remove(&port).expect("the port is a client");
+        if let Some(old) = self.clients.remove(&existing) {
+            taking_over.db = old.db.clone();
+            old.port.close();
+            outbox.dropped.push(Box::new(old));
+        }
+        self.clients.insert(existing, taking_over);
+        self.aliases.retain(|_, target| *target != existing);
+        self.aliases.insert(port, existing);
+        existing
+    }
+
+    /// The lifeline database is open (`None`: it cannot be): welcome the clients so far.
+    pub(crate) fn lifeline_ready(&mut self, db: Option<String>) -> Outbox {
+        self.lifeline = Some(db.unwrap_or_default());
+        let mut outbox = Outbox::default();
+        let greeted: Vec<ClientId> = self
+            .clients
+            .iter()
+            .filter(|(_, c)| c.client_id.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        for client in greeted {
+            self.welcome(&mut outbox, client);
+        }
+        outbox
+    }
+
+    /// Tells `client` this worker's epoch and lifeline, once the lifeline is open.
+    fn welcome(&self, outbox: &mut Outbox, client: ClientId) {
+        if let Some(db) = &self.lifeline {
+            let welcome = WorkerMessage::Welcome {
+                epoch: &self.epoch,
+                db,
+            };
+            self.reply(outbox, client, welcome);
+        }
     }
 
     /// Watches the database `db`; `client` is its context if already connected (its
@@ -317,7 +388,11 @@ impl Hub {
     /// §2.6 for a client whose context went away.
     pub(crate) fn disconnect(&mut self, client: ClientId, outbox: &mut Outbox) {
         self.core.client_gone(client);
+        self.aliases.retain(|_, target| *target != client);
         if let Some(gone) = self.clients.remove(&client) {
+            if let Some(client_id) = &gone.client_id {
+                self.by_client_id.remove(client_id);
+            }
             gone.port.close();
             outbox.dropped.push(Box::new(gone));
         }

@@ -5,6 +5,8 @@ use js_sys::Reflect;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbFactory, IdbOpenDbRequest};
 
+use super::listener::Listener;
+
 pub(crate) const CLIENT_DB_PREFIX: &str = "web-locks-client-";
 
 pub(crate) fn indexed_db() -> Result<IdbFactory, JsValue> {
@@ -14,17 +16,32 @@ pub(crate) fn indexed_db() -> Result<IdbFactory, JsValue> {
 /// Keeps `web-locks-worker-<epoch>` open at version 1 for the worker's whole life (the
 /// request is kept: a collected connection would be closed).
 pub(crate) struct Lifeline {
-    pub(crate) db: String,
     _request: Option<IdbOpenDbRequest>,
+    _on_open: Option<Listener>,
 }
 
 impl Lifeline {
-    pub(crate) fn open(epoch: &str) -> Lifeline {
+    /// Opens the database; `on_ready` gets its name once it is open — only then may
+    /// clients watch it, or their watch would find no connection and fire at once — or
+    /// `None` where IndexedDB is unavailable.
+    pub(crate) fn open(epoch: &str, on_ready: impl FnOnce(Option<String>) + 'static) -> Lifeline {
         let db = format!("web-locks-worker-{epoch}");
-        let request = indexed_db().and_then(|f| f.open_with_u32(&db, 1)).ok();
+        let Ok(request) = indexed_db().and_then(|f| f.open_with_u32(&db, 1)) else {
+            on_ready(None);
+            return Lifeline {
+                _request: None,
+                _on_open: None,
+            };
+        };
+        let mut on_ready = Some(on_ready);
+        let on_open = Listener::new(&request, "success", move |_| {
+            if let Some(ready) = on_ready.take() {
+                ready(Some(db.clone()));
+            }
+        });
         Lifeline {
-            db,
-            _request: request,
+            _request: Some(request),
+            _on_open: Some(on_open),
         }
     }
 }

@@ -43,8 +43,13 @@ pub fn serve(early_ports: js_sys::Array) {
         "{:013x}",
         (js_sys::Math::random() * (1u64 << 52) as f64) as u64
     );
-    let lifeline = Lifeline::open(&epoch);
-    let hub = Hub::new(epoch, lifeline.db.clone());
+    let hub = Hub::new(epoch.clone());
+    let ready = Rc::downgrade(&hub);
+    let lifeline = Lifeline::open(&epoch, move |db| {
+        let Some(hub) = ready.upgrade() else { return };
+        let outbox = hub.borrow_mut().lifeline_ready(db);
+        outbox.send();
+    });
     // Nothing is granted until the survivors of a previous worker are known (recovery.rs).
     hub.borrow_mut().core.pause();
     let survey = Rc::downgrade(&hub);

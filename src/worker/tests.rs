@@ -56,9 +56,13 @@ impl Context {
         }
     }
 
-    fn hello(hub: &Rc<RefCell<Hub>>, client_id: &str) -> Context {
+    async fn hello(hub: &Rc<RefCell<Hub>>, client_id: &str) -> Context {
         let context = Context::connect(hub);
         context.send(&[("type", "hello".into()), ("clientId", client_id.into())]);
+        let welcome = context.recv().await;
+        assert_eq!(get(&welcome, "type").as_string().unwrap(), "welcome");
+        assert_eq!(get(&welcome, "epoch").as_string().unwrap(), "test-epoch");
+        assert_eq!(get(&welcome, "db").as_string().unwrap(), "test-lifeline");
         context
     }
 
@@ -124,7 +128,9 @@ impl Context {
                 })
                 .collect()
         };
-        (rows("held"), rows("pending"))
+        let mut held = rows("held");
+        held.sort(); // no order is promised for held locks
+        (held, rows("pending"))
     }
 }
 
@@ -139,7 +145,12 @@ fn pending_promise() -> (Promise, js_sys::Function) {
 }
 
 fn new_hub() -> Rc<RefCell<Hub>> {
-    Hub::new("test-epoch".into(), "test-lifeline".into())
+    let hub = Hub::new("test-epoch".into());
+    let outbox = hub
+        .borrow_mut()
+        .lifeline_ready(Some("test-lifeline".into()));
+    outbox.send();
+    hub
 }
 
 #[wasm_bindgen_test]
@@ -154,8 +165,8 @@ fn runs_inside_a_shared_worker() {
 #[wasm_bindgen_test]
 async fn grants_hands_over_and_snapshots_across_clients() {
     let hub = new_hub();
-    let a = Context::hello(&hub, "client-a");
-    let b = Context::hello(&hub, "client-b");
+    let a = Context::hello(&hub, "client-a").await;
+    let b = Context::hello(&hub, "client-b").await;
     a.request(1, "res", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.request(7, "res", &[]);
@@ -177,8 +188,8 @@ async fn grants_hands_over_and_snapshots_across_clients() {
 #[wasm_bindgen_test]
 async fn if_available_steal_and_abort() {
     let hub = new_hub();
-    let a = Context::hello(&hub, "a");
-    let b = Context::hello(&hub, "b");
+    let a = Context::hello(&hub, "a").await;
+    let b = Context::hello(&hub, "b").await;
     a.request(1, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.request(1, "x", &[("ifAvailable", true.into())]);
@@ -194,8 +205,8 @@ async fn if_available_steal_and_abort() {
 #[wasm_bindgen_test]
 async fn goodbye_releases_held_locks_and_drops_requests() {
     let hub = new_hub();
-    let a = Context::hello(&hub, "a");
-    let b = Context::hello(&hub, "b");
+    let a = Context::hello(&hub, "a").await;
+    let b = Context::hello(&hub, "b").await;
     a.request(1, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     a.request(2, "y", &[]);
@@ -210,8 +221,8 @@ async fn goodbye_releases_held_locks_and_drops_requests() {
 #[wasm_bindgen_test]
 async fn malformed_messages_are_refused_and_others_keep_working() {
     let hub = new_hub();
-    let a = Context::hello(&hub, "a");
-    let bad = Context::hello(&hub, "bad");
+    let a = Context::hello(&hub, "a").await;
+    let bad = Context::hello(&hub, "bad").await;
     a.request(1, "shared-state", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
 
@@ -280,11 +291,11 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
     }
     bad.port.post_message(&old).unwrap();
     assert_eq!(bad.recv_kind().await, ("error".into(), Some(12)));
-    // A duplicate id is refused; hello twice too.
+    // Re-sending a live request is idempotent (its grant is repeated); hello twice is refused.
     bad.request(20, "d", &[]);
     assert_eq!(bad.recv_kind().await, ("granted".into(), Some(20)));
-    bad.request(20, "e", &[]);
-    assert_eq!(bad.recv_kind().await, ("error".into(), Some(20)));
+    bad.request(20, "d", &[]);
+    assert_eq!(bad.recv_kind().await, ("granted".into(), Some(20)));
     bad.send(&[("type", "hello".into()), ("clientId", "again".into())]);
     assert_eq!(bad.recv_kind().await, ("error".into(), None));
 
@@ -293,8 +304,8 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
     assert_eq!(
         held,
         vec![
-            "shared-state exclusive a".to_string(),
-            "d exclusive bad".to_string()
+            "d exclusive bad".to_string(),
+            "shared-state exclusive a".to_string()
         ]
     );
     assert!(pending.is_empty());
@@ -309,4 +320,36 @@ async fn requests_before_hello_are_refused() {
     let anonymous = Context::connect(&hub);
     anonymous.request(1, "x", &[]);
     assert_eq!(anonymous.recv_kind().await, ("error".into(), Some(1)));
+}
+
+#[wasm_bindgen_test]
+async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
+    let hub = new_hub();
+    let first = Context::hello(&hub, "a").await;
+    let b = Context::hello(&hub, "b").await;
+    first.request(1, "x", &[]);
+    assert_eq!(first.recv_kind().await, ("granted".into(), Some(1)));
+    b.request(1, "x", &[]);
+    first.request(2, "y", &[]);
+    assert_eq!(first.recv_kind().await, ("granted".into(), Some(2)));
+    // The context believed the worker dead and reconnects, re-declaring everything.
+    let second = Context::hello(&hub, "a").await;
+    second.send(&[
+        ("type", "reclaim".into()),
+        ("id", 1.into()),
+        ("name", "x".into()),
+        ("mode", "exclusive".into()),
+    ]);
+    second.request(2, "y", &[]); // its grant may have been lost: it is sent again
+    assert_eq!(second.recv_kind().await, ("granted".into(), Some(2)));
+    let state = second.query(3).await;
+    assert_eq!(
+        state,
+        (
+            vec!["x exclusive a".into(), "y exclusive a".into()],
+            vec!["x exclusive b".into()]
+        )
+    );
+    second.send(&[("type", "release".into()), ("id", 1.into())]);
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
 }

@@ -1,0 +1,151 @@
+// Polyfill-only failure handling (native has no worker to lose): the tab that started the
+// lock worker crashes, a page enters the back/forward cache, a same-origin script sends the
+// worker garbage.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, newSession } from './browser.mjs';
+
+const until = (target, entry, timeout = 10_000) => target.waitForFunction((e) => T.has(e), entry, { timeout });
+const hold = (target, key, name, options) => target.evaluate(([k, n, o]) => T.hold(k, n, o), [key, name, options]);
+const query = (target) => target.evaluate(() => T.query());
+const rows = (list) => list.map((r) => r.slice(0, 2).join(':')).sort();
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(() => env.close());
+
+describe('polyfill: recovery', () => {
+  let session;
+  const fresh = async (n) => {
+    if (session) await session.close();
+    session = await newSession(env, 'polyfill');
+    const pages = [];
+    for (let i = 0; i < n; i++) pages.push(await session.page());
+    return pages;
+  };
+  after(() => session && session.close());
+
+  it('the tab that started the worker crashes holding a lock: the waiter is granted within 1 s', async () => {
+    const [a, b] = await fresh(2);
+    await hold(a, 'a', 'x'); // a starts the lock worker
+    await until(a, 'granted:a:x:exclusive');
+    await hold(b, 'b', 'x');
+    await query(b);
+    const t0 = Date.now();
+    (await session.context.newCDPSession(a)).send('Page.crash').catch(() => {});
+    await until(b, 'granted:b:x:exclusive', 5_000);
+    const latency = Date.now() - t0;
+    console.log(`# polyfill: crash of the worker's starter → waiter granted in ${latency} ms (new worker)`);
+    assert.ok(latency <= 1000, `granted after ${latency} ms`);
+  });
+
+  it('a restarted worker is rebuilt from the survivors: same holders, same waiters, no double holder', async () => {
+    const [starter, b, c] = await fresh(3);
+    await query(starter); // starter starts the lock worker
+    await hold(b, 'bx', 'x');
+    await until(b, 'granted:bx:x:exclusive');
+    await hold(b, 'by', 'y', { mode: 'shared' });
+    await hold(c, 'cy', 'y', { mode: 'shared' });
+    await until(c, 'granted:cy:y:shared');
+    await hold(c, 'cx', 'x'); // waits for b
+    await hold(c, 'cz', 'z');
+    await until(c, 'granted:cz:z:exclusive');
+    const before = await query(c);
+    const t0 = Date.now();
+    (await session.context.newCDPSession(starter)).send('Page.crash').catch(() => {});
+    // The state is rebuilt in a new worker once both survivors re-declared.
+    let rebuilt;
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      rebuilt = await query(b);
+      if (rebuilt.held.length === before.held.length) break;
+    }
+    console.log(`# polyfill: worker restart → state rebuilt in ≤ ${Date.now() - t0} ms`);
+    assert.deepEqual(rows(rebuilt.held), rows(before.held));
+    assert.deepEqual(rows(rebuilt.pending), rows(before.pending));
+    const ids = new Set([...before.held, ...before.pending].map((r) => r[2]));
+    assert.deepEqual(new Set([...rebuilt.held, ...rebuilt.pending].map((r) => r[2])), ids, 'same clientIds');
+    assert.ok(!(await c.evaluate(() => T.log)).some((e) => e.startsWith('granted:cx')), 'c never holds x with b');
+    // The rebuilt worker behaves: b's release hands x to c; nobody was told "stolen".
+    await b.evaluate(() => T.release('bx'));
+    await until(c, 'granted:cx:x:exclusive');
+    for (const page of [b, c]) {
+      assert.ok(!(await page.evaluate(() => T.log)).some((e) => e.includes('AbortError')));
+    }
+  });
+
+  it('bfcache: pagehide with persisted releases the locks, the page learns it, and works after pageshow', async () => {
+    const [a, b] = await fresh(2);
+    await hold(a, 'a', 'bf');
+    await until(a, 'granted:a:bf:exclusive');
+    await hold(a, 'a2', 'bf'); // queued behind itself
+    await hold(b, 'b', 'bf');
+    await query(b);
+    // Headless Chromium under automation does not enter the back/forward cache, so the
+    // page transition events are dispatched as the browser would.
+    await a.evaluate(() => dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true })));
+    await until(b, 'granted:b:bf:exclusive');
+    await until(a, 'rejected:a:AbortError:true');
+    await until(a, 'rejected:a2:AbortError:true');
+    await a.evaluate(() => dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true })));
+    await hold(a, 'a3', 'bf');
+    const state = await query(a);
+    assert.equal(state.held.length, 1);
+    assert.equal(state.pending.length, 1, 'the restored page queues again, as a client');
+    await b.evaluate(() => T.release('b'));
+    await until(a, 'granted:a3:bf:exclusive');
+  });
+
+  it('garbage, floods and huge names from a same-origin script leave other clients unharmed', async () => {
+    const [good, evil] = await fresh(2);
+    await hold(good, 'g', 'precious');
+    await until(good, 'granted:g:precious:exclusive');
+    const result = await evil.evaluate(async () => {
+      // The polyfill's worker, reached directly (same URL and name as the polyfill uses).
+      const wasm = new URL('/dist/web_locks_bg.wasm', location.href).href;
+      const url = new URL('/dist/web-locks-worker.js', location.href);
+      url.hash = 'wasm=' + encodeURIComponent(wasm);
+      const port = new SharedWorker(url.href, { name: 'web-locks-polyfill' }).port;
+      const replies = [];
+      port.onmessage = (e) => replies.push(e.data);
+      const junk = [null, 1, 'x', [], {}, { v: 1 }, { v: 1, type: 'request' }, { v: 2, type: 'query', id: 1 },
+        { v: 1, type: 'release', id: 'one' }, { v: 1, type: 'hello', clientId: 7 }, { v: 1, type: 'adopt' },
+        { v: 1, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' }];
+      for (const message of junk) port.postMessage(message);
+      port.postMessage({ v: 1, type: 'hello', clientId: 'evil' });
+      port.postMessage({ v: 1, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
+      const huge = 'h'.repeat(1 << 20);
+      port.postMessage({ v: 1, type: 'request', id: 2, name: huge, mode: 'exclusive' });
+      for (let i = 0; i < 20_000; i++) {
+        port.postMessage({ v: 1, type: 'request', id: 100 + i, name: `flood-${i % 50}`, mode: 'exclusive' });
+      }
+      port.postMessage({ v: 1, type: 'query', id: 3 });
+      const t0 = performance.now();
+      while (!replies.some((r) => r.type === 'snapshot') && performance.now() - t0 < 20_000) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const snapshot = replies.find((r) => r.type === 'snapshot');
+      return {
+        errors: replies.filter((r) => r.type === 'error').length,
+        stolen: replies.filter((r) => r.type === 'stolen').map((r) => r.id),
+        hugeGranted: replies.some((r) => r.type === 'granted' && r.id === 2),
+        held: snapshot.held.length,
+        pending: snapshot.pending.length,
+      };
+    });
+    assert.equal(result.errors, 12, 'each junk message refused with an error');
+    assert.deepEqual(result.stolen, [1], 'a reclaim of a held lock is refused as stolen');
+    assert.ok(result.hugeGranted, 'a 1 MiB name works');
+    assert.equal(result.held, 1 + 1 + 50, 'precious, the huge name, one holder per flood name');
+    assert.equal(result.pending, 20_000 - 50);
+    // The good client is unharmed and the evil one is cleaned up when it goes.
+    const state = await query(good);
+    assert.ok(state.held.some((r) => r[0] === 'precious' && r[2] !== 'evil'));
+    await evil.close();
+    await good.waitForFunction(async () => (await navigator.locks.query()).pending.length === 0);
+    await good.evaluate(() => T.release('g'));
+    await until(good, 'resolved:g:done-g');
+  });
+});
