@@ -57,6 +57,40 @@ const T = {
     const row = (i) => [i.name, i.mode, i.clientId];
     return { held: held.map(row), pending: pending.map(row) };
   },
+  // The soak test: `sections` exclusive sections, each a non-atomic increment of a counter
+  // in IndexedDB (read, await a tick, write), with a ledger entry per section written in
+  // the same transaction as the counter. Lost updates would leave counter < ledger size.
+  soakDone: 0,
+  async soak(tab, sections) {
+    const db = await soakDb();
+    for (let i = 0; i < sections; i++) {
+      await navigator.locks.request('soak', async () => {
+        const n = await idb(db.transaction('c').objectStore('c').get('n'));
+        await new Promise((r) => setTimeout(r, 0));
+        const tx = db.transaction(['c', 'ledger'], 'readwrite');
+        tx.objectStore('c').put((n || 0) + 1, 'n');
+        tx.objectStore('ledger').put(1, `${tab}-${i}`);
+        await new Promise((ok, fail) => ((tx.oncomplete = ok), (tx.onerror = fail)));
+      });
+      T.soakDone = i + 1;
+    }
+  },
+  async soakTotals() {
+    const db = await soakDb();
+    const n = await idb(db.transaction('c').objectStore('c').get('n'));
+    const ledger = await idb(db.transaction('ledger').objectStore('ledger').count());
+    return { counter: n || 0, ledger };
+  },
   ready: true,
 };
+
+const idb = (request) => new Promise((ok, fail) => ((request.onsuccess = () => ok(request.result)), (request.onerror = fail)));
+function soakDb() {
+  const open = indexedDB.open('soak', 1);
+  open.onupgradeneeded = () => {
+    open.result.createObjectStore('c');
+    open.result.createObjectStore('ledger');
+  };
+  return idb(open);
+}
 window.T = T;
