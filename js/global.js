@@ -1,4 +1,5 @@
 // The classic-script build: installs where missing, exposes globalThis.WebLocksPolyfill.
+import { findDeadlocks } from './deadlocks.js';
 import { makeApi } from './install.js';
 
 const script = typeof document !== 'undefined' && document.currentScript;
@@ -8,5 +9,5 @@ const api = makeApi({
   workerUrl: () => new URL('./web-locks-worker.js', base),
   wasmUrl: () => new URL('./web_locks_bg.wasm', base),
 });
-globalThis.WebLocksPolyfill = api;
+globalThis.WebLocksPolyfill = { ...api, findDeadlocks };
 api.install();

@@ -5,3 +5,5 @@ export const { install, createLockManager, LockManager, Lock } = makeApi({
   workerUrl: () => new URL('./web-locks-worker.js', import.meta.url),
   wasmUrl: () => new URL('./web_locks_bg.wasm', import.meta.url),
 });
+
+export { findDeadlocks } from './deadlocks.js';

@@ -1,5 +1,6 @@
 // A small static server for the demo, the tests and the benchmark: the repository root,
-// with `/` showing www/. `node scripts/serve.mjs [port]` (npm start) or `serve(port)`.
+// with `/` showing www/. `node scripts/serve.mjs [port]` (npm start) or `serve(port)`;
+// `serve(port, { root, base })` serves another folder under the URL prefix `base`.
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
@@ -16,11 +17,17 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-export function serve(port = 0, host = '127.0.0.1') {
+export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1' } = {}) {
   const server = createServer(async (req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const file = normalize(join(ROOT, path === '/' ? '/www/index.html' : path));
-    if (!file.startsWith(ROOT)) {
+    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!path.startsWith(base)) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    path = '/' + path.slice(base.length);
+    if (path.endsWith('/')) path += root === ROOT && path === '/' ? 'www/index.html' : 'index.html';
+    const file = normalize(join(root, path));
+    if (!file.startsWith(root)) {
       res.writeHead(403).end();
       return;
     }

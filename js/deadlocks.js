@@ -1,0 +1,93 @@
+// Deadlock detection on a query() snapshot, for diagnostics (the demo's inspector uses it).
+//
+// Wait-for graph: client A waits for client B on name N when A has a pending request for N
+// and B holds N in a conflicting mode, or B requested N earlier in a conflicting mode (queues
+// are FIFO and readers never barge past a queued writer). A client waiting for a name it
+// holds itself waits for itself. Every cycle is a deadlock: none of its requests can ever be
+// granted unless one is aborted, stolen, or its context goes away.
+
+const conflict = (a, b) => a === 'exclusive' || b === 'exclusive';
+
+function waitForGraph({ held, pending }) {
+  const edges = new Map(); // client -> Map(client -> name)
+  const add = (from, to, name) => {
+    if (!edges.has(from)) edges.set(from, new Map());
+    if (!edges.get(from).has(to)) edges.get(from).set(to, name);
+  };
+  const queues = new Map();
+  for (const request of pending) {
+    if (!queues.has(request.name)) queues.set(request.name, []);
+    queues.get(request.name).push(request);
+  }
+  for (const [name, queue] of queues) {
+    const holders = held.filter((lock) => lock.name === name);
+    queue.forEach((request, i) => {
+      for (const lock of holders) {
+        if (conflict(request.mode, lock.mode)) add(request.clientId, lock.clientId, name);
+      }
+      for (const earlier of queue.slice(0, i)) {
+        if (earlier.clientId !== request.clientId && conflict(request.mode, earlier.mode)) {
+          add(request.clientId, earlier.clientId, name);
+        }
+      }
+    });
+  }
+  return edges;
+}
+
+// Strongly connected components (Tarjan), iteratively over the graph's clients.
+function components(edges) {
+  let counter = 0;
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const result = [];
+  const connect = (v) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of (edges.get(v) || new Map()).keys()) {
+      if (!index.has(w)) {
+        connect(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v), index.get(w)));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component = [];
+      let w;
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      result.push(component);
+    }
+  };
+  for (const v of edges.keys()) if (!index.has(v)) connect(v);
+  return result;
+}
+
+// The deadlocks in `snapshot` ({held, pending} from navigator.locks.query()): one entry per
+// cycle group, `clients` (clientIds) and the `waits` among them ({client, waitsFor, name}).
+export function findDeadlocks(snapshot) {
+  const edges = waitForGraph(snapshot);
+  const deadlocks = [];
+  for (const component of components(edges)) {
+    const clients = component.reverse(); // discovery order
+    const members = new Set(clients);
+    const waits = [];
+    for (const client of clients) {
+      for (const [waitsFor, name] of edges.get(client) || []) {
+        if (members.has(waitsFor)) waits.push({ client, waitsFor, name });
+      }
+    }
+    if (clients.length > 1 || waits.length > 0) {
+      deadlocks.push({ clients, waits });
+    }
+  }
+  return deadlocks;
+}

@@ -1,0 +1,27 @@
+// Compiled with tsc (npm test): the package's types work with TypeScript's DOM types.
+import { createLockManager, findDeadlocks, install, Lock as LockClass, type Deadlock } from 'web-locks-polyfill';
+import 'web-locks-polyfill/auto';
+
+const manager: LockManager = install({ force: true, workerUrl: new URL('/w.js', location.href) });
+const own: LockManager = createLockManager({ wasmUrl: '/x.wasm' });
+
+const result: Promise<number> = manager.request('name', { mode: 'shared', ifAvailable: true }, (lock) => {
+  const held: Lock | null = lock;
+  return held ? held.name.length : 0;
+});
+
+async function inspect(): Promise<Deadlock[]> {
+  const snapshot = await own.query();
+  return findDeadlocks(snapshot);
+}
+
+const isLock = (value: unknown): value is Lock => value instanceof (LockClass as unknown as typeof Lock);
+
+// @ts-expect-error: not an option
+install({ forced: true });
+// @ts-expect-error: force is for install() only
+createLockManager({ force: true });
+// @ts-expect-error: the callback is required
+manager.request('name');
+
+export { result, inspect, isLock };
