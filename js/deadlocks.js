@@ -9,10 +9,11 @@
 const conflict = (a, b) => a === 'exclusive' || b === 'exclusive';
 
 function waitForGraph({ held, pending }) {
-  const edges = new Map(); // client -> Map(client -> name)
+  const edges = new Map(); // client -> Map(client -> names waited on)
   const add = (from, to, name) => {
     if (!edges.has(from)) edges.set(from, new Map());
-    if (!edges.get(from).has(to)) edges.get(from).set(to, name);
+    const names = edges.get(from).get(to) || edges.get(from).set(to, []).get(to);
+    if (!names.includes(name)) names.push(name);
   };
   const queues = new Map();
   for (const request of pending) {
@@ -72,7 +73,7 @@ function components(edges) {
 }
 
 // The deadlocks in `snapshot` ({held, pending} from navigator.locks.query()): one entry per
-// cycle group, `clients` (clientIds) and the `waits` among them ({client, waitsFor, name}).
+// cycle group, `clients` (clientIds) and every wait among them ({client, waitsFor, name}).
 export function findDeadlocks(snapshot) {
   const edges = waitForGraph(snapshot);
   const deadlocks = [];
@@ -81,8 +82,8 @@ export function findDeadlocks(snapshot) {
     const members = new Set(clients);
     const waits = [];
     for (const client of clients) {
-      for (const [waitsFor, name] of edges.get(client) || []) {
-        if (members.has(waitsFor)) waits.push({ client, waitsFor, name });
+      for (const [waitsFor, names] of edges.get(client) || []) {
+        if (members.has(waitsFor)) for (const name of names) waits.push({ client, waitsFor, name });
       }
     }
     if (clients.length > 1 || waits.length > 0) {

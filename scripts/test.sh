@@ -25,5 +25,9 @@ bash scripts/build.sh
 step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium"
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} wasm-pack test --headless --chrome --lib
 
-step "end to end in headless Chromium: native reference and polyfill"
+step "JS units (deadlock detector) and TypeScript declarations"
+node --test tests/js/
+node_modules/.bin/tsc -p tests/types/tsconfig.json
+
+step "end to end in headless Chromium: native reference and polyfill, Vite build, demo screenshots"
 node --test --test-timeout=60000 --test-concurrency=1 tests/e2e/

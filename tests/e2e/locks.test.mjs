@@ -55,6 +55,7 @@ for (const impl of IMPLS) {
       await until(a, 'granted:r1:doc:shared');
       await until(b, 'granted:r2:doc:shared');
       await hold(c, 'w', 'doc', { mode: 'exclusive' });
+      await query(c); // c's request is in the queue before a's next one
       await hold(a, 'r3', 'doc', { mode: 'shared' }); // behind the writer: no barging
       const state = await query(a);
       assert.deepEqual(state.held.map((r) => r[1]).sort(), ['shared', 'shared']);

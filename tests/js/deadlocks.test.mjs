@@ -55,3 +55,15 @@ it('separates independent cycles', () => {
   });
   assert.deepEqual(found.map((d) => [...d.clients].sort()), [['1', '2'], ['3', '4']]);
 });
+
+it('lists every name a client waits on inside the cycle', () => {
+  const found = findDeadlocks({
+    held: [lock('A', 'one'), lock('primary', 'two'), lock('B', 'two')],
+    pending: [lock('primary', 'one'), lock('B', 'one'), lock('A', 'two')],
+  });
+  assert.deepEqual(found[0].waits, [
+    { client: 'one', waitsFor: 'two', name: 'primary' },
+    { client: 'one', waitsFor: 'two', name: 'B' },
+    { client: 'two', waitsFor: 'one', name: 'A' },
+  ]);
+});

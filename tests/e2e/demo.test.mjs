@@ -1,0 +1,60 @@
+// The demo in three tabs: one primary, a takeover when it closes, and a deliberate two-tab
+// deadlock that the inspector shows. Screenshots land in test-output/demo/.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { IMPLS, launch } from './browser.mjs';
+
+const OUT = 'test-output/demo';
+let env;
+before(async () => {
+  mkdirSync(OUT, { recursive: true });
+  env = await launch();
+});
+after(() => env.close());
+
+const roles = (pages) => Promise.all(pages.map((p) => p.textContent('#role')));
+
+for (const impl of IMPLS) {
+  describe(`demo (${impl})`, () => {
+    it('elects one primary, hands over on close, and shows a deadlock in the inspector', async () => {
+      const context = await env.browser.newContext({ viewport: { width: 1000, height: 820 } });
+      const errors = [];
+      const open = async () => {
+        const page = await context.newPage();
+        page.on('pageerror', (e) => errors.push(String(e)));
+        await page.goto(`${env.origin}/?impl=${impl}`);
+        await page.waitForFunction(() => window.demo);
+        return page;
+      };
+      const pages = [await open(), await open(), await open()];
+      await pages[0].waitForSelector('.role.primary');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual((await roles(pages)).sort(), ['PRIMARY', 'standby', 'standby']);
+      await pages[0].screenshot({ path: `${OUT}/${impl}-1-primary.png` });
+
+      await pages.shift().close();
+      await pages[0].waitForSelector('.role.primary', { timeout: 5000 });
+      assert.deepEqual((await roles(pages)).sort(), ['PRIMARY', 'standby']);
+      await pages[0].screenshot({ path: `${OUT}/${impl}-2-takeover.png` });
+
+      const third = await open();
+      await pages[0].click('#ab');
+      await pages[1].click('#ba');
+      await third.waitForSelector('#deadlock:not([hidden])', { timeout: 5000 });
+      const banner = await third.textContent('#deadlock');
+      const [a, b] = await Promise.all(pages.map((p) => p.evaluate(() => demo.label)));
+      assert.match(banner, /^Deadlock: /);
+      assert.ok(banner.includes(`${a} waits for ${b} (demo:B)`), banner);
+      assert.ok(banner.includes(`${b} waits for ${a} (demo:A)`), banner);
+      assert.equal(await third.locator('tr.cycle').count(), 2, 'both tabs highlighted');
+      await third.screenshot({ path: `${OUT}/${impl}-3-deadlock.png`, fullPage: true });
+
+      await third.click('#break');
+      await third.waitForSelector('#deadlock[hidden]', { state: 'attached', timeout: 5000 });
+      assert.equal(await third.locator('tr.cycle').count(), 0);
+      assert.deepEqual(errors, []);
+      await context.close();
+    });
+  });
+}
