@@ -30,4 +30,4 @@ node --test tests/js/
 node_modules/.bin/tsc -p tests/types/tsconfig.json
 
 step "end to end in headless Chromium: native reference and polyfill, Vite build, demo screenshots"
-node --test --test-timeout=60000 --test-concurrency=1 tests/e2e/
+node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/
