@@ -58,6 +58,6 @@ else
   log "installing npm packages"
   # npm ci refuses a lock file without entries for other platforms' optional packages
   # (rollup's), which this registry does not serve; npm install then uses the lock as is.
-  npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+  npm ci --no-audit --no-fund --loglevel=silent || npm install --no-audit --no-fund
 fi
 log "done"

@@ -61,3 +61,29 @@ export async function newSession(env, impl) {
     close: () => context.close(),
   };
 }
+
+// Test helpers over the in-page T of tests/e2e/page.js.
+export const until = (target, entry, timeout = 10_000) =>
+  target.waitForFunction((e) => T.has(e), entry, { timeout });
+export const hold = (target, key, name, options) =>
+  target.evaluate(([k, n, o]) => T.hold(k, n, o), [key, name, options]);
+export const release = (target, key) => target.evaluate((k) => T.release(k), key);
+export const query = (target) => target.evaluate(() => T.query());
+export const log = (target) => target.evaluate(() => T.log);
+
+// One session at a time for a suite: `fresh(n)` closes the previous one and opens n pages
+// in a new one (a new storage partition, so a new lock manager). `env()` is read lazily.
+export function freshSessions(env, impl) {
+  const state = {
+    current: null,
+    async fresh(n) {
+      if (state.current) await state.current.close();
+      state.current = await newSession(env(), impl);
+      const pages = [];
+      for (let i = 0; i < n; i++) pages.push(await state.current.page());
+      return pages;
+    },
+    close: () => state.current && state.current.close(),
+  };
+  return state;
+}

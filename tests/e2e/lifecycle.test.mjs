@@ -2,11 +2,8 @@
 // workers; and a busy holder that must keep its lock. Native is the reference.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, launch, newSession } from './browser.mjs';
+import { IMPLS, freshSessions, hold, launch, query, until } from './browser.mjs';
 
-const until = (target, entry, timeout = 10_000) => target.waitForFunction((e) => T.has(e), entry, { timeout });
-const hold = (target, key, name, options) => target.evaluate(([k, n, o]) => T.hold(k, n, o), [key, name, options]);
-const query = (target) => target.evaluate(() => T.query());
 
 let env;
 before(async () => {
@@ -34,15 +31,9 @@ async function addFrame(page, id) {
 
 for (const impl of IMPLS) {
   describe(`${impl}: lifecycle`, () => {
-    let session;
-    const fresh = async (n) => {
-      if (session) await session.close();
-      session = await newSession(env, impl);
-      const pages = [];
-      for (let i = 0; i < n; i++) pages.push(await session.page());
-      return pages;
-    };
-    after(() => session && session.close());
+    const sessions = freshSessions(() => env, impl);
+    const fresh = sessions.fresh;
+    after(() => sessions.close());
 
     it('a crashed tab (no pagehide) loses its lock: the waiter is granted within 1 s', async () => {
       const [b, a] = await fresh(2);
@@ -51,7 +42,7 @@ for (const impl of IMPLS) {
       await until(a, 'granted:a:crash:exclusive');
       await hold(b, 'b', 'crash');
       await query(b);
-      const cdp = await session.context.newCDPSession(a);
+      const cdp = await sessions.current.context.newCDPSession(a);
       const t0 = Date.now();
       cdp.send('Page.crash').catch(() => {});
       await until(b, 'granted:b:crash:exclusive', 5_000);

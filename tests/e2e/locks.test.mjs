@@ -2,13 +2,8 @@
 // against the polyfill with the native API hidden. Both must pass the same assertions.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, launch, newSession } from './browser.mjs';
+import { IMPLS, freshSessions, hold, launch, log, query, release, until } from './browser.mjs';
 
-const until = (page, entry) => page.waitForFunction((e) => T.has(e), entry, { timeout: 10_000 });
-const log = (page) => page.evaluate(() => T.log);
-const query = (page) => page.evaluate(() => T.query());
-const hold = (page, key, name, options) => page.evaluate(([k, n, o]) => T.hold(k, n, o), [key, name, options]);
-const release = (page, key) => page.evaluate((k) => T.release(k), key);
 
 let env;
 before(async () => {
@@ -18,19 +13,11 @@ after(() => env.close());
 
 for (const impl of IMPLS) {
   describe(`${impl}: across tabs`, () => {
-    let session;
-    const fresh = async (n) => {
-      if (session) await session.close();
-      session = await newSession(env, impl);
-      const pages = [];
-      for (let i = 0; i < n; i++) pages.push(await session.page());
-      return pages;
-    };
+    const sessions = freshSessions(() => env, impl);
+    const fresh = sessions.fresh;
     after(async () => {
-      if (session) {
-        assert.deepEqual(session.errors, [], 'no uncaught page errors');
-        await session.close();
-      }
+      assert.deepEqual(sessions.current.errors, [], 'no uncaught page errors');
+      await sessions.close();
     });
 
     it('excludes an exclusive lock across tabs and hands it over on release', async () => {

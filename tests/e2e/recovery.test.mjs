@@ -3,11 +3,8 @@
 // worker garbage.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, newSession } from './browser.mjs';
+import { freshSessions, hold, launch, query, until } from './browser.mjs';
 
-const until = (target, entry, timeout = 10_000) => target.waitForFunction((e) => T.has(e), entry, { timeout });
-const hold = (target, key, name, options) => target.evaluate(([k, n, o]) => T.hold(k, n, o), [key, name, options]);
-const query = (target) => target.evaluate(() => T.query());
 const rows = (list) => list.map((r) => r.slice(0, 2).join(':')).sort();
 
 let env;
@@ -17,15 +14,9 @@ before(async () => {
 after(() => env.close());
 
 describe('polyfill: recovery', () => {
-  let session;
-  const fresh = async (n) => {
-    if (session) await session.close();
-    session = await newSession(env, 'polyfill');
-    const pages = [];
-    for (let i = 0; i < n; i++) pages.push(await session.page());
-    return pages;
-  };
-  after(() => session && session.close());
+  const sessions = freshSessions(() => env, 'polyfill');
+  const fresh = sessions.fresh;
+  after(() => sessions.close());
 
   it('the tab that started the worker crashes holding a lock: the waiter is granted within 1 s', async () => {
     const [a, b] = await fresh(2);
@@ -34,7 +25,7 @@ describe('polyfill: recovery', () => {
     await hold(b, 'b', 'x');
     await query(b);
     const t0 = Date.now();
-    (await session.context.newCDPSession(a)).send('Page.crash').catch(() => {});
+    (await sessions.current.context.newCDPSession(a)).send('Page.crash').catch(() => {});
     await until(b, 'granted:b:x:exclusive', 5_000);
     const latency = Date.now() - t0;
     console.log(`# polyfill: crash of the worker's starter → waiter granted in ${latency} ms (new worker)`);
@@ -54,7 +45,7 @@ describe('polyfill: recovery', () => {
     await until(c, 'granted:cz:z:exclusive');
     const before = await query(c);
     const t0 = Date.now();
-    (await session.context.newCDPSession(starter)).send('Page.crash').catch(() => {});
+    (await sessions.current.context.newCDPSession(starter)).send('Page.crash').catch(() => {});
     // The state is rebuilt in a new worker once both survivors re-declared.
     let rebuilt;
     for (let i = 0; i < 100; i++) {
