@@ -26,6 +26,7 @@ export class Connection {
     // This context's own database (name, and the open connection once open).
     this.dbName = null;
     this.db = null;
+    this.retry = 0;
   }
 
   // A fresh request id (below 2^32, never 0, not in use by a live request).
@@ -127,11 +128,16 @@ export class Connection {
 
   // A new worker, and everything re-declared in request order: held locks as `reclaim`,
   // pending requests and queries as sent, then `watch`, which tells the worker we are done.
+  // If no welcome comes (the new port reached a worker that was still going away, or a
+  // dedicated worker's parent was itself reconnecting), it tries again.
   reconnect() {
     const old = this.port;
     this.port = null;
     old.close();
-    this.port = this.connectPort();
+    const port = this.connectPort();
+    this.port = port;
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => this.port === port && this.reconnect(), 2000);
     this.port.onmessage = (event) => this.dispatch(event.data);
     this.post({ type: 'hello', clientId: this.clientId });
     const ids = [...this.handlers.keys()].sort((a, b) => a - b);
@@ -148,6 +154,7 @@ export class Connection {
   // waited for is lost (see README "Lifecycle").
   close(persisted) {
     if (!this.port) return;
+    clearTimeout(this.retry);
     this.port.postMessage({ v: VERSION, type: 'goodbye' });
     this.port.close();
     this.port = null;
@@ -165,6 +172,7 @@ export class Connection {
       return;
     }
     if (message.type === 'welcome') {
+      clearTimeout(this.retry);
       this.watchWorker(message.db);
       return;
     }

@@ -2,6 +2,7 @@
 // with `/` showing www/. `node scripts/serve.mjs [port]` (npm start) or `serve(port)`;
 // `serve(port, { root, base })` serves another folder under the URL prefix `base`.
 import { createServer } from 'node:http';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +44,7 @@ export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1' } 
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (!existsSync(join(ROOT, 'dist/index.js'))) console.warn('dist/ is missing: run `npm run build` first');
   const port = Number(process.argv[2] || process.env.PORT || 8080);
   const server = await serve(port);
   console.log(`demo: http://127.0.0.1:${server.address().port}/  (open it in several tabs)`);
