@@ -121,15 +121,7 @@ impl LockManager {
             }
         };
         resource.queue.insert(key, slot);
-        self.entries.insert(
-            id,
-            Entry {
-                client,
-                name: name.clone(),
-                place: Place::Pending(key),
-            },
-        );
-        self.clients.entry(client).or_default().insert(id);
+        self.track(id, client, name.clone(), Place::Pending(key));
         // Step 3.6: process the lock request queue.
         self.process(&name);
         Ok(())
@@ -268,15 +260,7 @@ impl LockManager {
                 mode,
             },
         );
-        self.entries.insert(
-            id,
-            Entry {
-                client,
-                name,
-                place: Place::Held(seq),
-            },
-        );
-        self.clients.entry(client).or_default().insert(id);
+        self.track(id, client, name, Place::Held(seq));
         Ok(())
     }
 
@@ -344,6 +328,19 @@ impl LockManager {
         self.resources
             .get_mut(name)
             .expect("a live request's name has a resource")
+    }
+
+    /// Indexes a new live request by id and by client.
+    fn track(&mut self, id: RequestId, client: ClientId, name: Rc<str>, place: Place) {
+        self.entries.insert(
+            id,
+            Entry {
+                client,
+                name,
+                place,
+            },
+        );
+        self.clients.entry(client).or_default().insert(id);
     }
 
     fn take_entry(&mut self, id: RequestId) -> Entry {
