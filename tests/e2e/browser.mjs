@@ -16,12 +16,14 @@ const ARGS = [
   '--no-first-run',
 ];
 
-export async function launch() {
+// `bfcache: true` keeps the back/forward cache, which Playwright turns off by default.
+export async function launch({ bfcache = false } = {}) {
   const server = await serve(0);
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     args: ARGS,
+    ignoreDefaultArgs: bfcache ? ['--disable-back-forward-cache'] : [],
   });
   return {
     origin,

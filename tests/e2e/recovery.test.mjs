@@ -3,7 +3,7 @@
 // worker garbage.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshSessions, hold, launch, query, until } from './browser.mjs';
+import { freshSessions, hold, launch, newSession, query, until } from './browser.mjs';
 
 const rows = (list) => list.map((r) => r.slice(0, 2).join(':')).sort();
 
@@ -67,26 +67,33 @@ describe('polyfill: recovery', () => {
     }
   });
 
-  it('bfcache: pagehide with persisted releases the locks, the page learns it, and works after pageshow', async () => {
-    const [a, b] = await fresh(2);
-    await hold(a, 'a', 'bf');
-    await until(a, 'granted:a:bf:exclusive');
-    await hold(a, 'a2', 'bf'); // queued behind itself
-    await hold(b, 'b', 'bf');
-    await query(b);
-    // Headless Chromium under automation does not enter the back/forward cache, so the
-    // page transition events are dispatched as the browser would.
-    await a.evaluate(() => dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true })));
-    await until(b, 'granted:b:bf:exclusive');
-    await until(a, 'rejected:a:AbortError:true');
-    await until(a, 'rejected:a2:AbortError:true');
-    await a.evaluate(() => dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true })));
-    await hold(a, 'a3', 'bf');
-    const state = await query(a);
-    assert.equal(state.held.length, 1);
-    assert.equal(state.pending.length, 1, 'the restored page queues again, as a client');
-    await b.evaluate(() => T.release('b'));
-    await until(a, 'granted:a3:bf:exclusive');
+  it('bfcache: a page entering the cache releases its locks, learns it, and works when restored', async () => {
+    const cached = await launch({ bfcache: true });
+    try {
+      const session = await newSession(cached, 'polyfill');
+      const [a, b] = [await session.page(), await session.page()];
+      await a.evaluate(() => addEventListener('pagehide', (e) => sessionStorage.setItem('persisted', e.persisted)));
+      await hold(a, 'a', 'bf');
+      await until(a, 'granted:a:bf:exclusive');
+      await hold(a, 'a2', 'bf'); // queued behind itself
+      await hold(b, 'b', 'bf');
+      await query(b);
+      await a.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`); // a enters the cache
+      await until(b, 'granted:b:bf:exclusive');
+      await a.goBack({ waitUntil: 'commit' }); // restored: no load event
+      await a.waitForFunction(() => window.T && T.has('rejected:a2:AbortError:true'));
+      assert.equal(await a.evaluate(() => sessionStorage.getItem('persisted')), 'true', 'it was the bfcache');
+      assert.ok(await a.evaluate(() => T.has('rejected:a:AbortError:true')), 'the running callback learns it');
+      await hold(a, 'a3', 'bf');
+      const state = await query(a);
+      assert.equal(state.held.length, 1);
+      assert.equal(state.pending.length, 1, 'the restored page queues again, as a client');
+      await b.evaluate(() => T.release('b'));
+      await until(a, 'granted:a3:bf:exclusive');
+      await session.close();
+    } finally {
+      await cached.close();
+    }
   });
 
   it('garbage, floods and huge names from a same-origin script leave other clients unharmed', async () => {
