@@ -21,7 +21,8 @@ function workerLocation(defaults, options) {
   return worker.href;
 }
 
-// One client per context: all LockManagers created here share its clientId and port.
+// A client of the lock worker: its own clientId, port and liveness database. install() makes
+// one per context; every createLockManager() call makes another.
 function connect(defaults, options) {
   const connection = new Connection(workerLocation(defaults, options), uuid());
   // §2.6 on the unloading document cleanup steps (pagehide, not unload: keeps bfcache).
