@@ -14,6 +14,8 @@ const ARGS = [
   '--disable-sync',
   '--disable-quic',
   '--no-first-run',
+  // http://insecure.test:<port>/ is the test server as a plain-http, non-secure origin.
+  '--host-resolver-rules=MAP insecure.test 127.0.0.1',
 ];
 
 // `bfcache: true` keeps the back/forward cache, which Playwright turns off by default.
@@ -27,6 +29,7 @@ export async function launch({ bfcache = false } = {}) {
   });
   return {
     origin,
+    insecureOrigin: origin.replace('127.0.0.1', 'insecure.test'),
     browser,
     async close() {
       await browser.close();

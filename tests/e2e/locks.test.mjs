@@ -145,3 +145,28 @@ for (const impl of IMPLS) {
     });
   });
 }
+
+describe('polyfill on a plain-http page, where the native API does not exist', () => {
+  it('auto.js installs navigator.locks and two tabs coordinate through it', async () => {
+    const context = await env.browser.newContext(); // no init script: nothing hidden
+    const open = async () => {
+      const page = await context.newPage();
+      await page.goto(`${env.insecureOrigin}/tests/e2e/page.html?impl=polyfill`);
+      await page.waitForFunction(() => window.T && window.T.ready);
+      return page;
+    };
+    const [a, b] = [await open(), await open()];
+    const where = await a.evaluate(() => ({
+      secure: isSecureContext,
+      polyfilled: !Object.getOwnPropertyDescriptor(Navigator.prototype, 'locks').get.toString().includes('[native code]'),
+    }));
+    assert.deepEqual(where, { secure: false, polyfilled: true });
+    await hold(a, 'a', 'http');
+    await until(a, 'granted:a:http:exclusive');
+    await hold(b, 'b', 'http');
+    assert.equal((await query(b)).pending.length, 1);
+    await release(a, 'a');
+    await until(b, 'granted:b:http:exclusive');
+    await context.close();
+  });
+});
