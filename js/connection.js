@@ -56,11 +56,18 @@ export class Connection {
 
   open() {
     if (this.port) return;
-    this.port = this.connectPort();
-    this.port.onmessage = (event) => this.dispatch(event.data);
-    this.post({ type: 'hello', clientId: this.clientId });
+    this.attach();
     if (this.db) this.post({ type: 'watch', db: this.dbName });
     else if (!this.dbName) this.watchMe();
+  }
+
+  // A new port to the lock worker, greeted with this client's hello.
+  attach() {
+    const port = this.connectPort();
+    this.port = port;
+    port.onmessage = (event) => this.dispatch(event.data);
+    this.post({ type: 'hello', clientId: this.clientId });
+    return port;
   }
 
   // A window (or anything with SharedWorker) connects to the lock worker itself. A dedicated
@@ -90,6 +97,8 @@ export class Connection {
   // version upgrade of it goes through only once the browser has closed our connection.
   watchMe() {
     if (typeof indexedDB === 'undefined') return;
+    // The prefix is the worker's CLIENT_DB_PREFIX (src/worker/lifeline.rs): it lists these
+    // databases after a restart.
     const name = `web-locks-client-${this.clientId}-${++dbCount}`;
     this.dbName = name;
     let request;
@@ -134,12 +143,9 @@ export class Connection {
     const old = this.port;
     this.port = null;
     old.close();
-    const port = this.connectPort();
-    this.port = port;
+    const port = this.attach();
     clearTimeout(this.retry);
     this.retry = setTimeout(() => this.port === port && this.reconnect(), 2000);
-    this.port.onmessage = (event) => this.dispatch(event.data);
-    this.post({ type: 'hello', clientId: this.clientId });
     const ids = [...this.handlers.keys()].sort((a, b) => a - b);
     for (const id of ids) {
       const message = this.handlers.get(id).redeclare();

@@ -355,7 +355,12 @@ impl LockManager {
         let resource = self.resources.get_mut(name).expect("processed names exist");
         // Step 2.1: stop at the first request that is not grantable (only a head can be).
         // Step 2.2: remove it from the queue.
-        while let Some(slot) = (!self.paused).then(|| resource.pop_grantable()).flatten() {
+        // (Nothing is granted while paused: see `pause`.)
+        while let Some(slot) = if self.paused {
+            None
+        } else {
+            resource.pop_grantable()
+        } {
             // Steps 2.3–2.13: a new lock, appended to the held lock set.
             let seq = self.next_grant;
             self.next_grant += 1;
