@@ -6,6 +6,11 @@ use std::time::Instant;
 
 use web_locks::core::{ClientId, Flavor, LockManager, Mode, RequestId};
 
+/// A name's UTF-16 code units, as the core takes names.
+fn u(name: &str) -> Vec<u16> {
+    name.encode_utf16().collect()
+}
+
 /// request + grant + release of one lock, `ops` times, with `held` other names held.
 fn request_release(held: usize, ops: u64) -> f64 {
     let mut m = LockManager::new();
@@ -16,20 +21,21 @@ fn request_release(held: usize, ops: u64) -> f64 {
         m.request(
             ClientId(0),
             RequestId(id),
-            &name,
+            &u(&name),
             Mode::Exclusive,
             Flavor::Queue,
         )
         .unwrap();
     }
     while m.poll_action().is_some() {}
+    let the_lock = u("the-lock");
     let start = Instant::now();
     for _ in 0..ops {
         id += 1;
         m.request(
             ClientId(1),
             RequestId(id),
-            "the-lock",
+            &the_lock,
             Mode::Exclusive,
             Flavor::Queue,
         )
@@ -46,17 +52,18 @@ fn handoff(ops: u64) -> f64 {
     m.request(
         ClientId(0),
         RequestId(0),
-        "x",
+        &u("x"),
         Mode::Exclusive,
         Flavor::Queue,
     )
     .unwrap();
+    let x = u("x");
     let start = Instant::now();
     for id in 1..=ops {
         m.request(
             ClientId((id % 2) as u32),
             RequestId(id),
-            "x",
+            &x,
             Mode::Exclusive,
             Flavor::Queue,
         )
@@ -74,7 +81,7 @@ fn snapshot_cost(held: usize, rounds: u32) -> f64 {
         m.request(
             ClientId((i % 16) as u32),
             RequestId(i as u64),
-            &name,
+            &u(&name),
             Mode::Shared,
             Flavor::Queue,
         )

@@ -2,9 +2,12 @@
 //!
 //! - [`core`]: the spec's lock manager as a pure, deterministic state machine (sans-IO).
 //! - [`protocol`]: the one versioned message protocol between contexts and the worker.
-//! - `worker` (wasm32 only): the SharedWorker driver that carries the core's actions out.
+//! - [`service`]: the lock service (clients, liveness, restart recovery) as a sans-IO state
+//!   machine around the core.
+//! - `worker` (wasm32 only): the SharedWorker's I/O: ports, IndexedDB, timers.
 
 pub mod core;
 pub mod protocol;
+pub mod service;
 #[cfg(target_arch = "wasm32")]
 mod worker;

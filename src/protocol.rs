@@ -1,14 +1,14 @@
-//! The one protocol between a context's glue (js/connection.js) and the worker, version 1.
+//! The one protocol between a context's glue (js/connection.js) and the worker, version 2.
 //!
-//! Every message is a plain object `{ v: 1, type: "...", ... }` sent over the context's
+//! Every message is a plain object `{ v: 2, type: "...", ... }` sent over the context's
 //! MessagePort. Request ids (`id`) are chosen by the context, unique among its live
 //! requests, below 2^32; a granted request's id is also its lock's id.
 //!
 //! Context → worker ([`ClientMessage`]):
 //! | type      | fields                                   | meaning                                  |
 //! |-----------|------------------------------------------|------------------------------------------|
-//! | `hello`   | `clientId`                               | first message: this port is that client  |
-//! | `watch`   | `db`                                     | the context holds IndexedDB `db` open at version 1 for as long as it lives |
+//! | `hello`   | `clientId`, `db`?                        | first message: this port is that client; `db` is the context's liveness database, whose `indexedDB.open(db, 1)` was called before this message (absent: no IndexedDB) |
+//! | `watch`   | `db`?                                    | the context holds `db` open at version 1 for as long as it lives (absent: it could not open one); also ends a re-declaration |
 //! | `request` | `id`, `name`, `mode`, `ifAvailable`, `steal` | §4.1 request a lock                  |
 //! | `release` | `id`                                     | §4.2 the waiting promise settled         |
 //! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant |
@@ -32,47 +32,43 @@
 //! held one is answered with `granted` again; a `reclaim` of a lock the worker still knows
 //! as held by the sender is accepted silently. Both happen when a context reconnects.
 //!
+//! Names are DOMStrings: JS strings carried as they are, read and written by the worker as
+//! UTF-16 code units (lone surrogates included, nothing replaced).
+//!
+//! The worker serves a context's `request`, `release`, `abort` and `query` only once its
+//! `watch` has arrived (so every lock holder has a database a restarted worker can find),
+//! and none while it recovers from a restart (see `service`); they wait, in arrival order,
+//! and are then processed as the spec would have processed them at that moment.
+//!
 //! A message with another `v`, an unknown `type`, or missing/mistyped fields is answered
 //! with `error` (carrying its `id` when one could be read) and changes nothing.
 
-use serde::{Deserialize, Serialize};
+use std::rc::Rc;
 
 use crate::core::{Flavor, Mode};
 
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
-/// The fields every message is read for first, so that an error can name the request.
-#[derive(Debug, Deserialize)]
-pub struct Header {
-    pub v: Option<u32>,
-    pub id: Option<u32>,
-}
-
-#[derive(Debug, PartialEq, Eq, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
+/// What a context sends, decoded (by the worker's codec, or built by a test).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClientMessage {
     Hello {
         client_id: String,
+        db: Option<String>,
     },
     Watch {
-        db: String,
+        db: Option<String>,
     },
     Request {
         id: u32,
-        name: String,
+        name: Vec<u16>,
         mode: Mode,
-        #[serde(default)]
         if_available: bool,
-        #[serde(default)]
         steal: bool,
     },
     Reclaim {
         id: u32,
-        name: String,
+        name: Vec<u16>,
         mode: Mode,
     },
     Release {
@@ -85,18 +81,31 @@ pub enum ClientMessage {
         id: u32,
     },
     Goodbye,
-    Adopt,
+}
+
+impl ClientMessage {
+    /// The request id a reply about this message goes to, if it has one.
+    pub fn id(&self) -> Option<u32> {
+        match self {
+            ClientMessage::Request { id, .. }
+            | ClientMessage::Reclaim { id, .. }
+            | ClientMessage::Release { id }
+            | ClientMessage::Abort { id }
+            | ClientMessage::Query { id } => Some(*id),
+            _ => None,
+        }
+    }
 }
 
 /// The §3.2.1 checks a worker repeats for requests from contexts it cannot trust:
 /// steps 5–7 (step 8 concerns the signal, which stays in the context).
 pub fn flavor(
-    name: &str,
+    name: &[u16],
     mode: Mode,
     if_available: bool,
     steal: bool,
 ) -> Result<Flavor, &'static str> {
-    if name.starts_with('-') {
+    if name.first() == Some(&u16::from(b'-')) {
         return Err("names starting with '-' are reserved");
     }
     match (if_available, steal) {
@@ -108,41 +117,20 @@ pub fn flavor(
     }
 }
 
-#[derive(Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LockInfo<'a> {
-    pub name: &'a str,
+/// One entry of a `snapshot`: a §3.3 LockInfo.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockInfo {
+    pub name: Vec<u16>,
     pub mode: Mode,
-    pub client_id: &'a str,
+    pub client_id: Rc<str>,
 }
 
-/// What the worker sends: a [`WorkerMessage`] stamped with the protocol version.
-#[derive(Debug, PartialEq, Eq, Serialize)]
-pub struct Envelope<'a> {
-    pub v: u32,
-    #[serde(flatten)]
-    pub message: WorkerMessage<'a>,
-}
-
-impl<'a> From<WorkerMessage<'a>> for Envelope<'a> {
-    fn from(message: WorkerMessage<'a>) -> Self {
-        Envelope {
-            v: VERSION,
-            message,
-        }
-    }
-}
-
-#[derive(Debug, PartialEq, Eq, Serialize)]
-#[serde(
-    tag = "type",
-    rename_all = "camelCase",
-    rename_all_fields = "camelCase"
-)]
-pub enum WorkerMessage<'a> {
+/// What the worker sends (the codec stamps each with `v`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WorkerMessage {
     Welcome {
-        epoch: &'a str,
-        db: &'a str,
+        epoch: Rc<str>,
+        db: Rc<str>,
     },
     Granted {
         id: u32,
@@ -155,11 +143,11 @@ pub enum WorkerMessage<'a> {
     },
     Snapshot {
         id: u32,
-        held: Vec<LockInfo<'a>>,
-        pending: Vec<LockInfo<'a>>,
+        held: Vec<LockInfo>,
+        pending: Vec<LockInfo>,
     },
     Error {
         id: Option<u32>,
-        message: String,
+        message: &'static str,
     },
 }

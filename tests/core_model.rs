@@ -10,20 +10,24 @@ use web_locks::core::{
 };
 
 const CLIENTS: u32 = 4;
-const NAMES: [&str; 3] = ["a", "b", "c"];
+/// Names are DOMStrings: sequences of UTF-16 code units, lone surrogates included ('a',
+/// '\uD800', '\uDC00' are three distinct names).
+const NAMES: [&[u16]; 3] = [&[0x61], &[0xD800], &[0xDC00]];
+
+type Name = Vec<u16>;
 
 #[derive(Clone, Debug)]
 struct Req {
     id: u64,
     client: u32,
-    name: String,
+    name: Name,
     mode: Mode,
 }
 
 /// The spec, transcribed naively: a map of queues and an ordered held list.
 #[derive(Default)]
 struct Model {
-    queues: BTreeMap<String, Vec<Req>>,
+    queues: BTreeMap<Name, Vec<Req>>,
     held: Vec<Req>,
     actions: Vec<Action>,
 }
@@ -43,8 +47,8 @@ fn not_available(client: ClientId, request: RequestId) -> Action {
 }
 
 impl Model {
-    fn queue(&mut self, name: &str) -> &mut Vec<Req> {
-        self.queues.entry(name.to_string()).or_default()
+    fn queue(&mut self, name: &[u16]) -> &mut Vec<Req> {
+        self.queues.entry(name.to_vec()).or_default()
     }
 
     /// §2.5 grantable.
@@ -61,7 +65,7 @@ impl Model {
     }
 
     /// §4.4
-    fn process(&mut self, name: &str) {
+    fn process(&mut self, name: &[u16]) {
         while let Some(head) = self.queue(name).first().cloned() {
             if !self.grantable(&head) {
                 break;
@@ -108,7 +112,7 @@ impl Model {
         }
     }
 
-    fn pending(&self, id: u64) -> Option<(String, usize)> {
+    fn pending(&self, id: u64) -> Option<(Name, usize)> {
         self.queues
             .iter()
             .find_map(|(n, q)| q.iter().position(|r| r.id == id).map(|i| (n.clone(), i)))
@@ -174,25 +178,22 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-/// Snapshot rows: held sorted (no order promised), pending stably sorted by name (each
-/// name's queue order is promised and kept).
-type Rows = Vec<(String, Mode, u32, u64)>;
+/// Snapshot rows, compared in order (§4.5): held in grant order, pending in request order,
+/// both across names.
+type Rows = Vec<(Name, Mode, u32, u64)>;
 
 fn core_rows(m: &LockManager) -> (Rows, Rows) {
     let s = m.snapshot();
-    let row = |i: &web_locks::core::LockInfo| (i.name.to_string(), i.mode, i.client.0, i.request.0);
-    let mut held: Rows = s.held.iter().map(row).collect();
-    held.sort_by_key(|r| r.3);
-    let mut pending: Rows = s.pending.iter().map(row).collect();
-    pending.sort_by(|a, b| a.0.cmp(&b.0));
-    (held, pending)
+    let row = |i: &web_locks::core::LockInfo| (i.name.to_vec(), i.mode, i.client.0, i.request.0);
+    (s.held.iter().map(row).collect(), s.pending.iter().map(row).collect())
 }
 
 fn model_rows(m: &Model) -> (Rows, Rows) {
     let row = |r: &Req| (r.name.clone(), r.mode, r.client, r.id);
-    let mut held: Rows = m.held.iter().map(row).collect();
-    held.sort_by_key(|r| r.3);
-    let pending: Rows = m.queues.values().flatten().map(row).collect();
+    // The model's held list is appended at each grant; requests are numbered as made.
+    let held: Rows = m.held.iter().map(row).collect();
+    let mut pending: Rows = m.queues.values().flatten().map(row).collect();
+    pending.sort_by_key(|r| r.3);
     (held, pending)
 }
 
@@ -200,7 +201,7 @@ fn check_invariants(held: &Rows, pending: &Rows) {
     for name in NAMES {
         let holders: Vec<_> = held.iter().filter(|h| h.0 == name).collect();
         if holders.iter().any(|h| h.1 == Mode::Exclusive) {
-            assert_eq!(holders.len(), 1, "an exclusive holder is alone on {name}");
+            assert_eq!(holders.len(), 1, "an exclusive holder is alone on {name:?}");
         }
     }
     let mut ids: Vec<u64> = held.iter().chain(pending).map(|r| r.3).collect();
@@ -219,7 +220,7 @@ fn run(ops: Vec<Op>) {
     let mut model = Model::default();
     let mut next_id = 0u64;
     // Per name, ids of queued (non-steal) requests in request order: grants must follow it.
-    let mut fifo: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut fifo: BTreeMap<Name, Vec<u64>> = BTreeMap::new();
     let mut steals = BTreeSet::new();
     for op in ops {
         match op {
@@ -244,7 +245,7 @@ fn run(ops: Vec<Op>) {
                 let r = Req {
                     id: next_id,
                     client,
-                    name: NAMES[name].to_string(),
+                    name: NAMES[name].to_vec(),
                     mode,
                 };
                 if flavor == Flavor::Steal {

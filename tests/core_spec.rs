@@ -21,6 +21,11 @@ fn drain(m: &mut LockManager) -> Vec<Action> {
     std::iter::from_fn(|| m.poll_action()).collect()
 }
 
+/// A name's UTF-16 code units.
+fn u(name: &str) -> Vec<u16> {
+    name.encode_utf16().collect()
+}
+
 fn req(
     m: &mut LockManager,
     c: ClientId,
@@ -29,7 +34,7 @@ fn req(
     mode: Mode,
     f: Flavor,
 ) -> Vec<Action> {
-    m.request(c, r(id), name, mode, f).unwrap();
+    m.request(c, r(id), &u(name), mode, f).unwrap();
     drain(m)
 }
 
@@ -40,17 +45,16 @@ fn granted(c: ClientId, id: u64) -> Action {
     }
 }
 
-/// (name, mode, client) of held and pending, held sorted (no order is promised).
+/// (name, mode, client) of held (grant order) and pending (request order).
 type Rows = Vec<(String, Mode, u32)>;
 
 fn state(m: &LockManager) -> (Rows, Rows) {
     let snap = m.snapshot();
-    let row = |i: &web_locks::core::LockInfo| (i.name.to_string(), i.mode, i.client.0);
-    let mut held: Vec<_> = snap.held.iter().map(row).collect();
-    held.sort_by(|a, b| (&a.0, a.2).cmp(&(&b.0, b.2)));
-    let mut pending: Vec<_> = snap.pending.iter().map(row).collect();
-    pending.sort_by(|a, b| a.0.cmp(&b.0)); // stable: keeps each name's queue order
-    (held, pending)
+    let row = |i: &web_locks::core::LockInfo| (String::from_utf16_lossy(i.name), i.mode, i.client.0);
+    (
+        snap.held.iter().map(row).collect(),
+        snap.pending.iter().map(row).collect(),
+    )
 }
 
 fn release_all(m: &mut LockManager, ids: &[u64]) {
@@ -332,7 +336,7 @@ fn duplicate_ids_are_refused_without_side_effects() {
     let mut m = LockManager::new();
     req(&mut m, A, 1, "res", X, Queue);
     assert_eq!(
-        m.request(B, r(1), "other", X, Queue),
+        m.request(B, r(1), &u("other"), X, Queue),
         Err(RequestError::DuplicateId)
     );
     assert_eq!(m.stats().names, 1);
@@ -355,7 +359,7 @@ fn client_gone_drops_pending_releases_held_across_names_in_one_step() {
         "a goes to C; A's requests never granted"
     );
     let (held, pending) = state(&m);
-    assert_eq!(held, vec![("a".into(), X, 3), ("b".into(), X, 2)]);
+    assert_eq!(held, vec![("b".into(), X, 2), ("a".into(), X, 3)]);
     assert_eq!(pending, vec![("b".into(), S, 3)]);
     m.release(r(2));
     assert_eq!(drain(&mut m), vec![granted(C, 6)]);
@@ -395,7 +399,7 @@ fn snapshot_lists_pending_per_name_in_request_order_with_client_ids() {
     let x_pending: Vec<_> = snap
         .pending
         .iter()
-        .filter(|i| i.name == "x")
+        .filter(|i| i.name == u("x"))
         .map(|i| i.request)
         .collect();
     assert_eq!(x_pending, vec![r(2), r(4)]);
@@ -411,7 +415,7 @@ fn same_inputs_give_same_actions_and_snapshots() {
         for i in 0..200u64 {
             let name = format!("n{}", i % 7);
             let mode = if i % 3 == 0 { X } else { S };
-            m.request(ClientId((i % 5) as u32), r(i), &name, mode, Queue)
+            m.request(ClientId((i % 5) as u32), r(i), &u(&name), mode, Queue)
                 .unwrap();
             if i % 4 == 0 {
                 m.release(r(i / 2));
@@ -425,44 +429,17 @@ fn same_inputs_give_same_actions_and_snapshots() {
 }
 
 #[test]
-fn paused_manager_queues_and_grants_on_resume_in_fifo_order() {
-    let mut m = LockManager::new();
-    m.pause();
-    assert!(req(&mut m, A, 1, "x", X, Queue).is_empty());
-    assert!(req(&mut m, B, 2, "x", S, Queue).is_empty());
-    assert!(req(&mut m, C, 3, "y", S, Queue).is_empty());
-    assert_eq!(
-        req(&mut m, C, 4, "z", S, IfAvailable),
-        vec![Action::NotAvailable {
-            client: C,
-            request: r(4)
-        }],
-        "nothing is available while paused"
-    );
-    m.resume();
-    assert_eq!(drain(&mut m), vec![granted(A, 1), granted(C, 3)]);
-    m.release(r(1));
-    assert_eq!(drain(&mut m), vec![granted(B, 2)]);
-}
-
-#[test]
 fn reclaim_restores_compatible_holders_and_refuses_conflicts() {
     let mut m = LockManager::new();
-    m.pause();
+    m.reclaim(A, r(1), &u("x"), S).unwrap();
+    m.reclaim(B, r(2), &u("x"), S).unwrap();
+    assert_eq!(m.reclaim(C, r(3), &u("x"), X), Err(RequestError::Conflict));
+    assert_eq!(m.reclaim(A, r(1), &u("y"), X), Err(RequestError::DuplicateId));
+    m.reclaim(A, r(4), &u("y"), X).unwrap();
+    assert!(drain(&mut m).is_empty(), "reclaims are not grants");
     assert!(
         req(&mut m, C, 9, "x", X, Queue).is_empty(),
-        "a waiter, queued before a reclaim"
-    );
-    m.reclaim(A, r(1), "x", S).unwrap();
-    m.reclaim(B, r(2), "x", S).unwrap();
-    assert_eq!(m.reclaim(C, r(3), "x", X), Err(RequestError::Conflict));
-    assert_eq!(m.reclaim(A, r(1), "y", X), Err(RequestError::DuplicateId));
-    m.reclaim(A, r(4), "y", X).unwrap();
-    assert!(drain(&mut m).is_empty(), "reclaims are not grants");
-    m.resume();
-    assert!(
-        drain(&mut m).is_empty(),
-        "the waiter still waits for the reclaimed readers"
+        "a writer waits for the reclaimed readers"
     );
     let (held, pending) = state(&m);
     assert_eq!(
@@ -483,4 +460,54 @@ fn state_tells_pending_from_held() {
     assert_eq!(m.state(r(1)), Some((A, RequestState::Held)));
     assert_eq!(m.state(r(2)), Some((B, RequestState::Pending)));
     assert_eq!(m.state(r(3)), None);
+}
+
+#[test]
+fn snapshot_orders_held_by_grant_and_pending_by_request_across_names() {
+    let mut m = LockManager::new();
+    req(&mut m, A, 1, "z", X, Queue);
+    req(&mut m, A, 2, "a", X, Queue);
+    req(&mut m, A, 3, "m", S, Queue);
+    req(&mut m, B, 4, "m", X, Queue);
+    req(&mut m, B, 5, "a", S, Queue);
+    req(&mut m, B, 6, "z", X, Queue);
+    req(&mut m, C, 7, "m", S, Queue); // a reader may not pass the queued writer
+    let (held, pending) = state(&m);
+    assert_eq!(
+        held,
+        vec![("z".into(), X, 1), ("a".into(), X, 1), ("m".into(), S, 1)]
+    );
+    assert_eq!(
+        pending,
+        vec![
+            ("m".into(), X, 2),
+            ("a".into(), S, 2),
+            ("z".into(), X, 2),
+            ("m".into(), S, 3)
+        ]
+    );
+    // A steal is granted in the step that queues it; the held set keeps grant order.
+    m.request(C, r(8), &u("a"), X, Steal).unwrap();
+    drain(&mut m);
+    let (held, _) = state(&m);
+    assert_eq!(
+        held,
+        vec![("z".into(), X, 1), ("m".into(), S, 1), ("a".into(), X, 3)]
+    );
+}
+
+#[test]
+fn names_are_utf16_code_units_lone_surrogates_included() {
+    let mut m = LockManager::new();
+    let names: [&[u16]; 4] = [&[0xD800], &[0xDC00], &[0x61, 0xDC00, 0x62], &[0xFFFD]];
+    for (i, name) in names.iter().enumerate() {
+        m.request(A, r(i as u64), name, X, Queue).unwrap();
+    }
+    assert_eq!(drain(&mut m).len(), 4, "four distinct names, all free");
+    m.request(B, r(9), &[0xD800], X, Queue).unwrap();
+    assert!(drain(&mut m).is_empty());
+    let snap = m.snapshot();
+    let held: Vec<&[u16]> = snap.held.iter().map(|i| i.name).collect();
+    assert_eq!(held, names);
+    assert_eq!(snap.pending[0].name, &[0xD800]);
 }

@@ -23,7 +23,7 @@ enum Place {
 #[derive(Debug)]
 struct Entry {
     client: ClientId,
-    name: Rc<str>,
+    name: Rc<[u16]>,
     place: Place,
 }
 
@@ -32,7 +32,7 @@ struct Entry {
 pub struct LockManager {
     /// §2.5 lock request queue map together with the held lock set, split by name.
     /// A name is present only while it has a holder or a queued request.
-    resources: FxHashMap<Rc<str>, Resource>,
+    resources: FxHashMap<Rc<[u16]>, Resource>,
     /// Every pending or held request by id, so release and abort find it without a scan.
     entries: IdMap<Entry>,
     /// Each client's live requests, for §2.6.
@@ -41,8 +41,6 @@ pub struct LockManager {
     next_back: QueueKey,
     next_front: QueueKey,
     next_grant: GrantSeq,
-    /// While set, nothing is granted: see [`LockManager::pause`].
-    paused: bool,
 }
 
 impl Default for LockManager {
@@ -61,7 +59,6 @@ impl LockManager {
             next_back: 0,
             next_front: -1,
             next_grant: 0,
-            paused: false,
         }
     }
 
@@ -74,7 +71,7 @@ impl LockManager {
         &mut self,
         client: ClientId,
         id: RequestId,
-        name: &str,
+        name: &[u16],
         mode: Mode,
         flavor: Flavor,
     ) -> Result<(), RequestError> {
@@ -106,7 +103,7 @@ impl LockManager {
                 key
             }
             // Step 3.5.1: ifAvailable and not grantable: callback gets null, nothing queued.
-            Flavor::IfAvailable if self.paused || !resource.grantable_now(mode) => {
+            Flavor::IfAvailable if !resource.grantable_now(mode) => {
                 self.actions.push_back(Action::NotAvailable {
                     client,
                     request: id,
@@ -204,33 +201,6 @@ impl LockManager {
 
     // ----- Recovery after a restart of the driver (not in the spec) -----------------------
 
-    /// Stops granting: requests queue, `ifAvailable` requests are not available, and
-    /// [`LockManager::reclaim`] re-declares locks held before a restart, until
-    /// [`LockManager::resume`]. The driver pauses while survivors of a restart re-declare
-    /// their state, so that nothing is granted that one of them still holds.
-    pub fn pause(&mut self) {
-        self.paused = true;
-    }
-
-    /// Grants again: processes every queue (in name order) as §4.4 would have.
-    pub fn resume(&mut self) {
-        self.paused = false;
-        let mut names: Vec<Rc<str>> = self
-            .resources
-            .iter()
-            .filter(|(_, resource)| !resource.queue.is_empty())
-            .map(|(name, _)| name.clone())
-            .collect();
-        names.sort_unstable();
-        for name in names {
-            self.process(&name);
-        }
-    }
-
-    pub fn is_paused(&self) -> bool {
-        self.paused
-    }
-
     /// Re-declares a lock `client` held before a restart: held at once if it is compatible
     /// with the name's current holders (§2.5 steps 8–9), refused with
     /// [`RequestError::Conflict`] otherwise (the driver then tells the client its lock is
@@ -239,7 +209,7 @@ impl LockManager {
         &mut self,
         client: ClientId,
         id: RequestId,
-        name: &str,
+        name: &[u16],
         mode: Mode,
     ) -> Result<(), RequestError> {
         if self.entries.contains_key(&id) {
@@ -266,9 +236,13 @@ impl LockManager {
 
     // ----- Queries -------------------------------------------------------------------------
 
-    /// §4.5 snapshot the lock state.
+    /// §4.5 snapshot the lock state. The held lock set is an ordered set: `held` comes in
+    /// grant order across names. Requests are enqueued as they are made: `pending` comes in
+    /// request order across names (within a name that is queue order, since the only
+    /// requests placed out of order, steals, are granted in the step that queues them).
     pub fn snapshot(&self) -> Snapshot<'_> {
-        let mut snapshot = Snapshot::default();
+        let mut held = Vec::new();
+        let mut pending = Vec::new();
         for (name, resource) in &self.resources {
             let info = |slot: &Slot| LockInfo {
                 name,
@@ -276,12 +250,17 @@ impl LockManager {
                 client: slot.client,
                 request: slot.request,
             };
-            // Step 3: each queue's requests, in queue order.
-            snapshot.pending.extend(resource.queue.values().map(info));
+            // Step 3: each queue's requests.
+            pending.extend(resource.queue.iter().map(|(key, slot)| (*key, info(slot))));
             // Step 5: the held lock set.
-            snapshot.held.extend(resource.held.values().map(info));
+            held.extend(resource.held.iter().map(|(seq, slot)| (*seq, info(slot))));
         }
-        snapshot
+        held.sort_unstable_by_key(|(seq, _)| *seq);
+        pending.sort_unstable_by_key(|(key, _)| *key);
+        Snapshot {
+            held: held.into_iter().map(|(_, info)| info).collect(),
+            pending: pending.into_iter().map(|(_, info)| info).collect(),
+        }
     }
 
     /// Whether request `id` is pending or held, and by which client.
@@ -315,23 +294,23 @@ impl LockManager {
     // ----- Internals -----------------------------------------------------------------------
 
     /// §2.5 get the lock request queue: the name's entry, created if missing.
-    fn intern(&mut self, name: &str) -> Rc<str> {
+    fn intern(&mut self, name: &[u16]) -> Rc<[u16]> {
         if let Some((key, _)) = self.resources.get_key_value(name) {
             return key.clone();
         }
-        let key: Rc<str> = Rc::from(name);
+        let key: Rc<[u16]> = Rc::from(name);
         self.resources.insert(key.clone(), Resource::default());
         key
     }
 
-    fn resource(&mut self, name: &str) -> &mut Resource {
+    fn resource(&mut self, name: &[u16]) -> &mut Resource {
         self.resources
             .get_mut(name)
             .expect("a live request's name has a resource")
     }
 
     /// Indexes a new live request by id and by client.
-    fn track(&mut self, id: RequestId, client: ClientId, name: Rc<str>, place: Place) {
+    fn track(&mut self, id: RequestId, client: ClientId, name: Rc<[u16]>, place: Place) {
         self.entries.insert(
             id,
             Entry {
@@ -351,16 +330,11 @@ impl LockManager {
 
     /// §4.4 process the lock request queue of `name`; then drop the name if nothing is
     /// left in it, so memory returns to zero.
-    fn process(&mut self, name: &str) {
+    fn process(&mut self, name: &[u16]) {
         let resource = self.resources.get_mut(name).expect("processed names exist");
         // Step 2.1: stop at the first request that is not grantable (only a head can be).
         // Step 2.2: remove it from the queue.
-        // (Nothing is granted while paused: see `pause`.)
-        while let Some(slot) = if self.paused {
-            None
-        } else {
-            resource.pop_grantable()
-        } {
+        while let Some(slot) = resource.pop_grantable() {
             // Steps 2.3–2.13: a new lock, appended to the held lock set.
             let seq = self.next_grant;
             self.next_grant += 1;
@@ -374,7 +348,12 @@ impl LockManager {
                 request: slot.request,
             });
         }
-        if resource.is_empty() {
+        self.drop_if_empty(name);
+    }
+
+    /// Forgets `name` once nothing is held or queued under it, so memory returns to zero.
+    fn drop_if_empty(&mut self, name: &[u16]) {
+        if self.resources.get(name).is_some_and(Resource::is_empty) {
             self.resources.remove(name);
         }
     }

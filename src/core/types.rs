@@ -1,7 +1,5 @@
 //! The vocabulary of the lock manager: identities, modes, inputs' options, outputs.
 
-use serde::{Deserialize, Serialize};
-
 /// One context (the spec's agent + clientId): a window, an iframe or a worker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ClientId(pub u32);
@@ -11,8 +9,7 @@ pub struct ClientId(pub u32);
 pub struct RequestId(pub u64);
 
 /// §2.3 modes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
     Exclusive,
     Shared,
@@ -89,28 +86,27 @@ pub enum RequestError {
     Conflict,
 }
 
-impl std::fmt::Display for RequestError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl RequestError {
+    /// A short static description (no formatting machinery needed to report it).
+    pub fn message(self) -> &'static str {
         match self {
-            RequestError::DuplicateId => f.write_str("request id already in use"),
-            RequestError::Conflict => f.write_str("the lock is held by another client"),
+            RequestError::DuplicateId => "request id already in use",
+            RequestError::Conflict => "the lock is held by another client",
         }
     }
 }
 
-impl std::error::Error for RequestError {}
-
 /// One entry of a §4.5 snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LockInfo<'a> {
-    pub name: &'a str,
+    /// The name's UTF-16 code units (a DOMString, lone surrogates included).
+    pub name: &'a [u16],
     pub mode: Mode,
     pub client: ClientId,
     pub request: RequestId,
 }
 
-/// §4.5: `pending` lists each name's requests in queue order; neither list promises an
-/// order across names, and `held` promises none at all.
+/// §4.5: `held` in grant order, `pending` in request order, both across names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Snapshot<'a> {
     pub held: Vec<LockInfo<'a>>,

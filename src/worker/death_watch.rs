@@ -5,13 +5,16 @@
 //! the request pending: while the context lives — idle or busy in a long task — the request
 //! only reports `blocked`; once the browser closes the context's connection (the tab closed,
 //! crashed or navigated, the iframe was removed, the worker terminated), `upgradeneeded`
-//! fires. No polling, no timers, no false alarms from a busy context.
+//! fires. No polling, no timers, no false alarms from a busy context. An upgrade from
+//! version 0 means the database did not exist (yet): reported as [`WatchEnd::Absent`].
 
+use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 use web_sys::IdbOpenDbRequest;
 
 use super::lifeline::indexed_db;
 use super::listener::Listener;
+use crate::service::WatchEnd;
 
 #[must_use = "dropping a DeathWatch stops watching"]
 pub(crate) struct DeathWatch {
@@ -19,25 +22,31 @@ pub(crate) struct DeathWatch {
 }
 
 impl DeathWatch {
-    /// Watches the database `db` (opened at version 1 by its context); calls `on_death`
-    /// once that context's connection has closed, after cleaning the database up.
+    /// Watches the database `db`; calls `on_end` once, when its context's connection has
+    /// closed (the database is then deleted) or when it turns out not to exist.
     pub(crate) fn start(
         db: &str,
-        on_death: impl FnOnce() + 'static,
+        on_end: impl FnOnce(WatchEnd) + 'static,
     ) -> Result<DeathWatch, JsValue> {
         let factory = indexed_db()?;
         let request: IdbOpenDbRequest = factory.open_with_u32(db, 2)?;
         let pending = request.clone();
         let name = db.to_string();
-        let mut on_death = Some(on_death);
-        let on_upgrade = Listener::new(&request, "upgradeneeded", move |_| {
-            // Undo the upgrade (closing our connection), then delete the context's database.
+        let mut on_end = Some(on_end);
+        let on_upgrade = Listener::new(&request, "upgradeneeded", move |event| {
+            // Undo the upgrade (closing our connection; a database we created is not kept).
             if let Some(upgrade) = pending.transaction() {
                 let _ = upgrade.abort();
             }
-            let _ = factory.delete_database(&name);
-            if let Some(notify) = on_death.take() {
-                notify();
+            let old = Reflect::get(&event, &"oldVersion".into()).ok();
+            let end = if old.and_then(|v| v.as_f64()) == Some(0.0) {
+                WatchEnd::Absent
+            } else {
+                let _ = factory.delete_database(&name);
+                WatchEnd::Died
+            };
+            if let Some(notify) = on_end.take() {
+                notify(end);
             }
         });
         Ok(DeathWatch {

@@ -1,0 +1,410 @@
+//! The lock service: everything the SharedWorker decides, as a deterministic sans-IO state
+//! machine in the style of the core.
+//!
+//! The driver (the wasm worker, or a simulation) feeds inputs — a port connected
+//! ([`Service::handle_connect`]), a message decoded from a port
+//! ([`Service::handle_message`]) or refused by the decoder ([`Service::handle_malformed`]),
+//! the worker's lifeline database opened ([`Service::handle_lifeline`]), the survey of
+//! surviving contexts' databases ([`Service::handle_survey`]), a death watch ended
+//! ([`Service::handle_watch_end`]), a timer fired ([`Service::handle_timer`]) — and carries
+//! out the [`Output`]s it drains with [`Service::poll_output`]: post to a port, close a
+//! port, watch a database, set or cancel a timer. No clock, no JavaScript.
+//!
+//! What it decides:
+//! - **Clients.** A port becomes a client with its `hello`; a second port announcing the same
+//!   clientId takes the client over (a context that reconnected) and the old port is closed.
+//! - **Liveness** (`liveness.rs`). A context names its database in `hello`; the service
+//!   watches it from then on, so a context that dies at any point after its `hello` is
+//!   noticed and its locks released.
+//! - **When requests are served** (`recovery.rs`). A client's `request`, `release`, `abort`
+//!   and `query` wait until its `watch` confirms its database is open (so that every lock
+//!   holder can be found by a restarted worker's survey), and everyone's wait while a new
+//!   worker recovers from a restart. Waiting inputs keep their arrival order and are then
+//!   given to the core exactly as they would have been: recovery never changes what a
+//!   request means.
+
+mod liveness;
+mod recovery;
+
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::core::{Action, ClientId, LockManager, Mode, RequestError, RequestId, RequestState};
+use crate::protocol::{self, ClientMessage, LockInfo, WorkerMessage};
+
+pub use liveness::REWATCH_MS;
+pub use recovery::RECOVERY_LIMIT_MS;
+
+/// A port, numbered by the driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PortId(pub u32);
+
+/// The service's timers: the end of the wait for survivors, and the next look at a
+/// database that did not exist yet.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Timer {
+    Recovery,
+    Rewatch(Rc<str>),
+}
+
+/// How a death watch on a context's database ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchEnd {
+    /// The database was open and its last connection closed: its context is gone.
+    Died,
+    /// The database did not exist (its context has not opened it yet, or never will).
+    Absent,
+}
+
+/// What the driver must carry out, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    Send(PortId, WorkerMessage),
+    Close(PortId),
+    /// Start a death watch on this database; its end comes back as
+    /// [`Service::handle_watch_end`].
+    Watch(Rc<str>),
+    SetTimer(Timer, u32),
+    CancelTimer(Timer),
+}
+
+/// Sizes of the service's tables: all zero once every context has gone.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub core: crate::core::Stats,
+    pub ports: usize,
+    pub clients: usize,
+    pub watches: usize,
+    pub deferred: usize,
+}
+
+struct Client {
+    port: PortId,
+    client_id: Rc<str>,
+    /// The database it keeps open for as long as it lives, if it has one.
+    db: Option<Rc<str>>,
+    /// Its `watch` arrived: its requests are served.
+    confirmed: bool,
+}
+
+enum Recovery {
+    /// The survey of existing databases has not answered yet.
+    Surveying,
+    /// Databases of surviving contexts that have neither re-declared nor died yet.
+    Awaiting(FxHashSet<Rc<str>>),
+    Done,
+}
+
+pub struct Service {
+    core: LockManager,
+    epoch: Rc<str>,
+    /// The database clients watch to notice this worker's death, once open ("" if none).
+    lifeline: Option<Rc<str>>,
+    /// Connected ports and the client each speaks for (after its `hello`).
+    ports: FxHashMap<PortId, Option<ClientId>>,
+    clients: FxHashMap<ClientId, Client>,
+    by_client_id: FxHashMap<Rc<str>, ClientId>,
+    watches: FxHashMap<Rc<str>, liveness::Watched>,
+    recovery: Recovery,
+    /// Inputs waiting to be served, in arrival order (see the module docs).
+    deferred: VecDeque<(ClientId, ClientMessage)>,
+    next_client: u32,
+    outputs: VecDeque<Output>,
+}
+
+/// A context's request id made unique across the service: the client in the high half.
+fn global(client: ClientId, id: u32) -> RequestId {
+    RequestId(u64::from(client.0) << 32 | u64::from(id))
+}
+
+fn local(request: RequestId) -> u32 {
+    request.0 as u32
+}
+
+impl Service {
+    /// A new worker's service: it starts surveying (the driver lists the databases and
+    /// answers with [`Service::handle_survey`]) and opening its lifeline.
+    pub fn new(epoch: &str) -> Service {
+        Service {
+            core: LockManager::new(),
+            epoch: epoch.into(),
+            lifeline: None,
+            ports: FxHashMap::default(),
+            clients: FxHashMap::default(),
+            by_client_id: FxHashMap::default(),
+            watches: FxHashMap::default(),
+            recovery: Recovery::Surveying,
+            deferred: VecDeque::new(),
+            next_client: 0,
+            outputs: VecDeque::new(),
+        }
+    }
+
+    // ----- Inputs ------------------------------------------------------------------------
+
+    pub fn handle_connect(&mut self, port: PortId) {
+        self.ports.insert(port, None);
+    }
+
+    /// A message the driver could not decode: answered with `error`, nothing changes.
+    pub fn handle_malformed(&mut self, port: PortId, id: Option<u32>, message: &'static str) {
+        if self.ports.contains_key(&port) {
+            let error = WorkerMessage::Error { id, message };
+            self.outputs.push_back(Output::Send(port, error));
+        }
+    }
+
+    pub fn handle_message(&mut self, port: PortId, message: ClientMessage) {
+        // A closed port's late messages are dropped: its context is gone or took a new port.
+        let Some(&speaker) = self.ports.get(&port) else {
+            return;
+        };
+        match (speaker, message) {
+            (None, ClientMessage::Hello { client_id, db }) => self.hello(port, client_id, db),
+            (Some(_), ClientMessage::Hello { .. }) => {
+                self.handle_malformed(port, None, "hello sent twice")
+            }
+            (None, ClientMessage::Goodbye) => {
+                self.ports.remove(&port);
+                self.outputs.push_back(Output::Close(port));
+            }
+            (None, message) => self.handle_malformed(port, message.id(), "hello must come first"),
+            (Some(client), ClientMessage::Watch { db }) => self.confirm(client, db),
+            (Some(client), ClientMessage::Reclaim { id, name, mode }) => {
+                self.reclaim(client, id, &name, mode)
+            }
+            (Some(client), ClientMessage::Goodbye) => self.disconnect(client),
+            (Some(client), message) => {
+                if self.serving(client) {
+                    self.apply(client, message);
+                } else {
+                    self.deferred.push_back((client, message));
+                }
+            }
+        }
+        self.carry_out();
+    }
+
+    /// The lifeline database is open (`None`: it cannot be): welcome the clients so far.
+    pub fn handle_lifeline(&mut self, db: Option<&str>) {
+        self.lifeline = Some(db.unwrap_or_default().into());
+        let mut clients: Vec<ClientId> = self.clients.keys().copied().collect();
+        clients.sort_unstable();
+        for client in clients {
+            self.welcome(client);
+        }
+    }
+
+    pub fn handle_timer(&mut self, timer: Timer) {
+        match timer {
+            Timer::Recovery => self.end_recovery(),
+            Timer::Rewatch(db) => {
+                if self.watches.contains_key(&db) {
+                    self.outputs.push_back(Output::Watch(db));
+                }
+            }
+        }
+        self.carry_out();
+    }
+
+    // ----- Outputs and inspection --------------------------------------------------------
+
+    #[must_use]
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// §4.5 as contexts see it: held in grant order, pending in request order, each with the
+    /// clientId its context announced.
+    pub fn locks(&self) -> (Vec<LockInfo>, Vec<LockInfo>) {
+        let snapshot = self.core.snapshot();
+        let info = |i: &crate::core::LockInfo<'_>| LockInfo {
+            name: i.name.to_vec(),
+            mode: i.mode,
+            client_id: self
+                .clients
+                .get(&i.client)
+                .map_or_else(|| "".into(), |c| c.client_id.clone()),
+        };
+        (
+            snapshot.held.iter().map(info).collect(),
+            snapshot.pending.iter().map(info).collect(),
+        )
+    }
+
+    pub fn stats(&self) -> Stats {
+        Stats {
+            core: self.core.stats(),
+            ports: self.ports.len(),
+            clients: self.clients.len(),
+            watches: self.watches.len(),
+            deferred: self.deferred.len(),
+        }
+    }
+
+    pub fn is_recovering(&self) -> bool {
+        !matches!(self.recovery, Recovery::Done)
+    }
+
+    // ----- Clients -----------------------------------------------------------------------
+
+    fn hello(&mut self, port: PortId, client_id: String, db: Option<String>) {
+        let client = match self.by_client_id.get(client_id.as_str()) {
+            // A context that believed its port dead reconnected while this worker still
+            // knows it: the new port takes the client over, state and all.
+            Some(&existing) => {
+                let entry = self.clients.get_mut(&existing).expect("indexed client");
+                let old = std::mem::replace(&mut entry.port, port);
+                self.ports.remove(&old);
+                self.outputs.push_back(Output::Close(old));
+                existing
+            }
+            None => {
+                self.next_client += 1;
+                let client = ClientId(self.next_client);
+                let client_id: Rc<str> = client_id.into();
+                self.by_client_id.insert(client_id.clone(), client);
+                let entry = Client {
+                    port,
+                    client_id,
+                    db: None,
+                    confirmed: false,
+                };
+                self.clients.insert(client, entry);
+                if let Some(db) = db {
+                    self.watch_client(client, db.into());
+                }
+                client
+            }
+        };
+        self.ports.insert(port, Some(client));
+        self.welcome(client);
+    }
+
+    /// Tells `client` this worker's epoch and lifeline, once the lifeline is open.
+    fn welcome(&mut self, client: ClientId) {
+        if let Some(db) = self.lifeline.clone() {
+            let epoch = self.epoch.clone();
+            self.reply(client, WorkerMessage::Welcome { epoch, db });
+        }
+    }
+
+    /// §2.6 for a client whose context went away (goodbye, or its database died).
+    fn disconnect(&mut self, client: ClientId) {
+        let Some(gone) = self.clients.remove(&client) else {
+            return;
+        };
+        self.core.client_gone(client);
+        self.by_client_id.remove(&gone.client_id);
+        self.deferred.retain(|(c, _)| *c != client);
+        if self.ports.remove(&gone.port).is_some() {
+            self.outputs.push_back(Output::Close(gone.port));
+        }
+        // Its watch stays until it fires, so that its database is cleaned up.
+    }
+
+    fn serving(&self, client: ClientId) -> bool {
+        !self.is_recovering() && self.clients.get(&client).is_some_and(|c| c.confirmed)
+    }
+
+    // ----- The core ----------------------------------------------------------------------
+
+    /// §3.2.1/§3.2.2 requests as the core takes them.
+    fn apply(&mut self, client: ClientId, message: ClientMessage) {
+        match message {
+            ClientMessage::Request {
+                id,
+                name,
+                mode,
+                if_available,
+                steal,
+            } => {
+                let flavor = match protocol::flavor(&name, mode, if_available, steal) {
+                    Ok(flavor) => flavor,
+                    Err(message) => return self.refuse(client, id, message),
+                };
+                let request = global(client, id);
+                match self.core.request(client, request, &name, mode, flavor) {
+                    Ok(()) => {}
+                    // Re-sent after a reconnection: still waiting, or granted with the grant
+                    // lost on the old port.
+                    Err(RequestError::DuplicateId) => match self.core.state(request) {
+                        Some((_, RequestState::Pending)) => {}
+                        _ => self.reply(client, WorkerMessage::Granted { id }),
+                    },
+                    Err(e) => self.refuse(client, id, e.message()),
+                }
+            }
+            ClientMessage::Release { id } => {
+                self.core.release(global(client, id));
+            }
+            ClientMessage::Abort { id } => {
+                self.core.abort(global(client, id));
+            }
+            ClientMessage::Query { id } => {
+                let (held, pending) = self.locks();
+                self.reply(client, WorkerMessage::Snapshot { id, held, pending });
+            }
+            // Handled as they arrive (see `handle_message`), never deferred.
+            ClientMessage::Hello { .. }
+            | ClientMessage::Watch { .. }
+            | ClientMessage::Reclaim { .. }
+            | ClientMessage::Goodbye => {}
+        }
+    }
+
+    /// After a restart: a lock `client` held before it. Taken at once (it is the state being
+    /// rebuilt); a conflict with another survivor's claim loses it, as to a steal.
+    fn reclaim(&mut self, client: ClientId, id: u32, name: &[u16], mode: Mode) {
+        let request = global(client, id);
+        match self.core.reclaim(client, request, name, mode) {
+            Ok(()) => {}
+            // Still held: this worker never lost it (the port was taken over).
+            Err(RequestError::DuplicateId)
+                if self.core.state(request) == Some((client, RequestState::Held)) => {}
+            Err(RequestError::Conflict) => self.reply(client, WorkerMessage::Stolen { id }),
+            Err(e) => self.refuse(client, id, e.message()),
+        }
+    }
+
+    /// Turns the core's actions into messages to the clients concerned.
+    fn carry_out(&mut self) {
+        while let Some(action) = self.core.poll_action() {
+            let (client, message) = match action {
+                Action::Granted { client, request } => {
+                    (client, WorkerMessage::Granted { id: local(request) })
+                }
+                Action::NotAvailable { client, request } => {
+                    (client, WorkerMessage::NotAvailable { id: local(request) })
+                }
+                Action::Stolen { client, request } => {
+                    (client, WorkerMessage::Stolen { id: local(request) })
+                }
+            };
+            self.send(client, message);
+        }
+    }
+
+    /// Sends `message` to `client` after the core's pending actions, so that each port
+    /// sees its replies in the order they were caused.
+    fn reply(&mut self, client: ClientId, message: WorkerMessage) {
+        self.carry_out();
+        self.send(client, message);
+    }
+
+    fn refuse(&mut self, client: ClientId, id: u32, message: &'static str) {
+        let error = WorkerMessage::Error {
+            id: Some(id),
+            message,
+        };
+        self.reply(client, error);
+    }
+
+    fn send(&mut self, client: ClientId, message: WorkerMessage) {
+        if let Some(c) = self.clients.get(&client) {
+            self.outputs.push_back(Output::Send(c.port, message));
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! The I/O around the lock service: ports, death watches, timers. Every decision is the
+//! service's (src/service/); this file only performs its outputs.
+//!
+//! An event is handled in two phases so that no `RefCell` borrow is ever held while
+//! JavaScript runs: the service is fed and its outputs performed into an [`Outbox`]; the
+//! messages are posted after the borrow has ended.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use rustc_hash::FxHashMap;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{MessageEvent, MessagePort};
+
+use super::codec::{self, Decoded};
+use super::death_watch::DeathWatch;
+use super::listener::Listener;
+use super::timer::Timer as JsTimer;
+use crate::service::{Output, PortId, Service, Timer};
+
+struct Connected {
+    port: MessagePort,
+    _on_message: Listener,
+}
+
+/// Messages to post once the state is no longer borrowed.
+#[derive(Default)]
+pub(crate) struct Outbox {
+    messages: Vec<(MessagePort, JsValue)>,
+    /// Ports, watches and timers that ended: dropped (listeners removed) after the
+    /// messages went out, never while their own listener runs inside a borrow.
+    dropped: Vec<Box<dyn Any>>,
+}
+
+impl Outbox {
+    pub(crate) fn send(self) {
+        for (port, message) in self.messages {
+            if let Err(e) = port.post_message(&message) {
+                web_sys::console::error_2(&"web-locks worker: postMessage failed".into(), &e);
+            }
+        }
+        drop(self.dropped);
+    }
+}
+
+pub(crate) struct Driver {
+    service: Service,
+    ports: FxHashMap<PortId, Connected>,
+    watches: FxHashMap<Rc<str>, DeathWatch>,
+    timers: FxHashMap<Timer, JsTimer>,
+    next_port: u32,
+    /// Watches and timers whose own callback is running: dropped with the next outbox.
+    ended: Vec<Box<dyn Any>>,
+    me: Weak<RefCell<Driver>>,
+}
+
+/// Feeds the driver behind `weak` (if it still exists) and posts what that produced.
+pub(crate) fn with(weak: &Weak<RefCell<Driver>>, f: impl FnOnce(&mut Driver)) {
+    let Some(driver) = weak.upgrade() else { return };
+    let outbox = {
+        let mut driver = driver.borrow_mut();
+        f(&mut driver);
+        driver.perform()
+    };
+    outbox.send();
+}
+
+impl Driver {
+    pub(crate) fn new(epoch: &str) -> Rc<RefCell<Driver>> {
+        Rc::new_cyclic(|me| {
+            RefCell::new(Driver {
+                service: Service::new(epoch),
+                ports: FxHashMap::default(),
+                watches: FxHashMap::default(),
+                timers: FxHashMap::default(),
+                next_port: 0,
+                ended: Vec::new(),
+                me: me.clone(),
+            })
+        })
+    }
+
+    pub(crate) fn service(&mut self) -> &mut Service {
+        &mut self.service
+    }
+
+    /// Listens to `port` as a new connection.
+    pub(crate) fn connect(&mut self, port: MessagePort) {
+        self.next_port += 1;
+        let id = PortId(self.next_port);
+        let me = self.me.clone();
+        let on_message = Listener::new(&port, "message", move |event| {
+            let event = event.unchecked_into::<MessageEvent>();
+            with(&me, |driver| driver.receive(id, &event));
+        });
+        port.start();
+        self.ports.insert(
+            id,
+            Connected {
+                port,
+                _on_message: on_message,
+            },
+        );
+        self.service.handle_connect(id);
+    }
+
+    fn receive(&mut self, port: PortId, event: &MessageEvent) {
+        match codec::decode(&event.data()) {
+            Ok(Decoded::Message(message)) => self.service.handle_message(port, message),
+            Ok(Decoded::Adopt) => match event.ports().get(0).dyn_into::<MessagePort>() {
+                Ok(adopted) => self.connect(adopted),
+                Err(_) => self.refuse(port, None, "adopt without a port"),
+            },
+            Err((id, message)) => self.refuse(port, id, message),
+        }
+    }
+
+    fn refuse(&mut self, port: PortId, id: Option<u32>, message: &'static str) {
+        web_sys::console::error_2(&"web-locks worker: refused:".into(), &message.into());
+        self.service.handle_malformed(port, id, message);
+    }
+
+    /// Carries out the service's outputs; the messages go out with the returned outbox.
+    fn perform(&mut self) -> Outbox {
+        let mut outbox = Outbox {
+            dropped: std::mem::take(&mut self.ended),
+            ..Outbox::default()
+        };
+        while let Some(output) = self.service.poll_output() {
+            match output {
+                Output::Send(port, message) => {
+                    if let Some(connected) = self.ports.get(&port) {
+                        let message = codec::encode(&message);
+                        outbox.messages.push((connected.port.clone(), message));
+                    }
+                }
+                Output::Close(port) => {
+                    if let Some(connected) = self.ports.remove(&port) {
+                        connected.port.close();
+                        outbox.dropped.push(Box::new(connected));
+                    }
+                }
+                Output::Watch(db) => self.watch(db, &mut outbox),
+                Output::SetTimer(timer, millis) => {
+                    let me = self.me.clone();
+                    let key = timer.clone();
+                    let js = JsTimer::once(millis, move || {
+                        with(&me, |driver| {
+                            if let Some(fired) = driver.timers.remove(&key) {
+                                driver.ended.push(Box::new(fired));
+                            }
+                            driver.service.handle_timer(key);
+                        })
+                    });
+                    if let Some(old) = self.timers.insert(timer, js) {
+                        outbox.dropped.push(Box::new(old));
+                    }
+                }
+                Output::CancelTimer(timer) => {
+                    if let Some(old) = self.timers.remove(&timer) {
+                        outbox.dropped.push(Box::new(old));
+                    }
+                }
+            }
+        }
+        outbox
+    }
+
+    fn watch(&mut self, db: Rc<str>, outbox: &mut Outbox) {
+        let me = self.me.clone();
+        let name = db.clone();
+        let started = DeathWatch::start(&db, move |end| {
+            with(&me, |driver| {
+                if let Some(ended) = driver.watches.remove(&name) {
+                    driver.ended.push(Box::new(ended));
+                }
+                driver.service.handle_watch_end(&name, end);
+            })
+        });
+        match started {
+            Ok(watch) => {
+                if let Some(old) = self.watches.insert(db, watch) {
+                    outbox.dropped.push(Box::new(old));
+                }
+            }
+            // No IndexedDB in this worker: its context is served unwatched (its goodbye
+            // remains), as one that has no database.
+            Err(e) => web_sys::console::error_2(&"web-locks worker: cannot watch".into(), &e),
+        }
+    }
+}
