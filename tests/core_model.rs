@@ -185,7 +185,10 @@ type Rows = Vec<(Name, Mode, u32, u64)>;
 fn core_rows(m: &LockManager) -> (Rows, Rows) {
     let s = m.snapshot();
     let row = |i: &web_locks::core::LockInfo| (i.name.to_vec(), i.mode, i.client.0, i.request.0);
-    (s.held.iter().map(row).collect(), s.pending.iter().map(row).collect())
+    (
+        s.held.iter().map(row).collect(),
+        s.pending.iter().map(row).collect(),
+    )
 }
 
 fn model_rows(m: &Model) -> (Rows, Rows) {

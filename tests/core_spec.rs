@@ -50,7 +50,8 @@ type Rows = Vec<(String, Mode, u32)>;
 
 fn state(m: &LockManager) -> (Rows, Rows) {
     let snap = m.snapshot();
-    let row = |i: &web_locks::core::LockInfo| (String::from_utf16_lossy(i.name), i.mode, i.client.0);
+    let row =
+        |i: &web_locks::core::LockInfo| (String::from_utf16_lossy(i.name), i.mode, i.client.0);
     (
         snap.held.iter().map(row).collect(),
         snap.pending.iter().map(row).collect(),
@@ -434,7 +435,10 @@ fn reclaim_restores_compatible_holders_and_refuses_conflicts() {
     m.reclaim(A, r(1), &u("x"), S).unwrap();
     m.reclaim(B, r(2), &u("x"), S).unwrap();
     assert_eq!(m.reclaim(C, r(3), &u("x"), X), Err(RequestError::Conflict));
-    assert_eq!(m.reclaim(A, r(1), &u("y"), X), Err(RequestError::DuplicateId));
+    assert_eq!(
+        m.reclaim(A, r(1), &u("y"), X),
+        Err(RequestError::DuplicateId)
+    );
     m.reclaim(A, r(4), &u("y"), X).unwrap();
     assert!(drain(&mut m).is_empty(), "reclaims are not grants");
     assert!(

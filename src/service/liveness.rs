@@ -60,7 +60,8 @@ impl Service {
     }
 
     pub(super) fn watch(&mut self, db: Rc<str>, client: Option<ClientId>) {
-        self.watches.insert(db.clone(), Watched { client, absent: 0 });
+        self.watches
+            .insert(db.clone(), Watched { client, absent: 0 });
         self.outputs.push_back(Output::Watch(db));
     }
 
@@ -88,7 +89,8 @@ impl Service {
                 // It could not open the database it named: nothing to watch.
                 entry.db = None;
                 self.watches.remove(&known);
-                self.outputs.push_back(Output::CancelTimer(Timer::Rewatch(known)));
+                self.outputs
+                    .push_back(Output::CancelTimer(Timer::Rewatch(known)));
             }
             _ => {}
         }

@@ -51,7 +51,10 @@ pub(crate) fn decode(data: &JsValue) -> Result<Decoded, Refused> {
     };
     let message = match wire.kind.as_deref() {
         Some("hello") => ClientMessage::Hello {
-            client_id: wire.client_id.clone().ok_or((None, "hello without clientId"))?,
+            client_id: wire
+                .client_id
+                .clone()
+                .ok_or((None, "hello without clientId"))?,
             db: wire.db.clone(),
         },
         Some("watch") => ClientMessage::Watch {

@@ -1,0 +1,793 @@
+//! Deterministic simulation of the lock service (src/service/) with the contexts' glue
+//! (js/connection.js) modelled around it: seeded random schedules of contexts that connect,
+//! request (every flavour), release, abort, query, run long tasks, say goodbye or crash at
+//! any point of their life; workers that crash (alone or with the tab hosting them) and are
+//! restarted, losing what was in flight; new ports that reach a worker already gone; late
+//! liveness signals; IndexedDB opens processed in either order. Invariants are checked after
+//! every step:
+//!
+//! 1. never two conflicting holders of a name among the locks live contexts believe they
+//!    hold, across worker generations (a lock counts from the moment the context learns it
+//!    is granted until it releases it, or until the service steals it);
+//! 2. every lock and request of a dead context is gone from the live worker within
+//!    [`DEATH_BOUND`] of its death;
+//! 3. every request and query of a live context is answered once activity stops;
+//! 4. once every context has ended, the service's tables are empty.
+//!
+//! A failure prints its seed; `SIM_SEED=<seed> cargo test --test service_sim replay --
+//! --nocapture` replays that one schedule with a trace.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::rc::Rc;
+
+use web_locks::core::Mode;
+use web_locks::protocol::{ClientMessage, WorkerMessage};
+use web_locks::service::{Output, PortId, Service, Timer, WatchEnd};
+
+type Time = u64;
+
+/// Longest time from a context's death to its locks being gone (simulated ms).
+const DEATH_BOUND: Time = 1500;
+/// Long tasks stay below the recovery limit: a survivor busier than that loses its locks
+/// by design (README "Contexts and lifecycle").
+const LONG_TASK_MAX: Time = 1200;
+const ACTIVE_PHASE: Time = 3000;
+const END: Time = 60_000;
+const NAMES: [&[u16]; 3] = [&[0x61], &[0xD800], &[0x61, 0xDC00]];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // splitmix64
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+    fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Event {
+    /// Context → worker, over port `port` of generation `gen`.
+    ToWorker(usize, PortId, ClientMessage),
+    /// Worker → context.
+    ToCtx(usize, (usize, PortId), WorkerMessage),
+    WorkerTimer(usize, Timer, u64),
+    WorkerWatchEnd(usize, Rc<str>, WatchEnd),
+    Survey(usize),
+    Lifeline(usize),
+    /// The storage backend processes a context's open of its database.
+    IdbOpen(usize),
+    /// The storage backend processes a worker's death-watch request.
+    IdbWatch(usize, Rc<str>),
+    /// The context's own database opened (its success event).
+    DbOpened(usize),
+    /// The context's watch on generation `gen`'s lifeline fired.
+    WorkerDied(usize, usize),
+    Watchdog(usize, u64),
+    Act(usize),
+    DeathCheck(usize),
+    /// The registry stops handing out a crashed worker.
+    Forget(usize),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    Pending,
+    Held,
+    /// Its signal aborted; a late grant is released at once.
+    Aborted,
+    Query,
+}
+
+#[derive(Clone, Debug)]
+struct Req {
+    name: Vec<u16>,
+    mode: Mode,
+    if_available: bool,
+    steal: bool,
+    state: State,
+    /// The service released it (steal, lost reclaim) though the context does not know yet.
+    revoked: bool,
+}
+
+struct Ctx {
+    alive: bool,
+    busy_until: Time,
+    client_id: String,
+    db: Rc<str>,
+    db_open: bool,
+    port: Option<(usize, PortId)>,
+    welcomed: bool,
+    watchdog: u64,
+    backoff: Time,
+    next_id: u32,
+    reqs: BTreeMap<u32, Req>,
+    died_at: Option<Time>,
+}
+
+struct Worker {
+    service: Service,
+    alive: bool,
+    timers: HashMap<Timer, u64>,
+    next_port: u32,
+    host: usize,
+}
+
+struct Db {
+    open_by: Option<usize>,
+    /// Generations whose watch is blocked on it.
+    watchers: Vec<usize>,
+}
+
+struct Sim {
+    rng: Rng,
+    now: Time,
+    seq: u64,
+    queue: BinaryHeap<Reverse<(Time, u64, usize)>>,
+    events: HashMap<usize, Event>,
+    ctxs: Vec<Ctx>,
+    workers: Vec<Worker>,
+    /// The worker `new SharedWorker()` reaches: alive, or crashed and not yet forgotten.
+    registry: Option<usize>,
+    port_owner: HashMap<(usize, PortId), usize>,
+    fifo: HashMap<(bool, usize, PortId), Time>,
+    dbs: HashMap<Rc<str>, Db>,
+    trace: bool,
+    tokens: u64,
+    pub answered: u64,
+}
+
+impl Sim {
+    fn new(seed: u64, trace: bool) -> Sim {
+        Sim {
+            rng: Rng(seed),
+            now: 0,
+            seq: 0,
+            queue: BinaryHeap::new(),
+            events: HashMap::new(),
+            ctxs: Vec::new(),
+            workers: Vec::new(),
+            registry: None,
+            port_owner: HashMap::new(),
+            fifo: HashMap::new(),
+            dbs: HashMap::new(),
+            trace,
+            tokens: 0,
+            answered: 0,
+        }
+    }
+
+    fn at(&mut self, time: Time, event: Event) {
+        self.seq += 1;
+        self.events.insert(self.seq as usize, event);
+        self.queue
+            .push(Reverse((time, self.seq, self.seq as usize)));
+    }
+
+    fn after(&mut self, lo: Time, hi: Time, event: Event) {
+        let t = self.now + self.rng.range(lo, hi);
+        self.at(t, event);
+    }
+
+    fn token(&mut self) -> u64 {
+        self.tokens += 1;
+        self.tokens
+    }
+
+    // ----- Contexts (a model of js/connection.js) ---------------------------------------
+
+    fn spawn_ctx(&mut self) {
+        let i = self.ctxs.len();
+        let db: Rc<str> = format!("web-locks-client-{i}").into();
+        self.ctxs.push(Ctx {
+            alive: true,
+            busy_until: 0,
+            client_id: format!("client-{i}"),
+            db,
+            db_open: false,
+            port: None,
+            welcomed: false,
+            watchdog: 0,
+            backoff: 1000,
+            next_id: 0,
+            reqs: BTreeMap::new(),
+            died_at: None,
+        });
+        // indexedDB.open(db, 1) is called before the hello is posted; the storage backend
+        // usually processes it at once, sometimes much later (a cold disk).
+        let slow = if self.rng.chance(20) { 400 } else { 12 };
+        self.after(0, slow, Event::IdbOpen(i));
+        self.attach(i);
+        self.after(0, 40, Event::Act(i));
+    }
+
+    /// A new port to whatever worker the registry hands out, greeted with hello.
+    fn attach(&mut self, c: usize) {
+        let gen = match self.registry {
+            Some(gen) => gen,
+            None => self.start_worker(c),
+        };
+        let worker = &mut self.workers[gen];
+        worker.next_port += 1;
+        let port = PortId(worker.next_port);
+        if worker.alive {
+            worker.service.handle_connect(port);
+        }
+        self.port_owner.insert((gen, port), c);
+        let ctx = &mut self.ctxs[c];
+        ctx.port = Some((gen, port));
+        ctx.welcomed = false;
+        let hello = ClientMessage::Hello {
+            client_id: ctx.client_id.clone(),
+            db: Some(ctx.db.to_string()),
+        };
+        self.post(c, hello);
+        let token = self.token();
+        self.ctxs[c].watchdog = token;
+        let backoff = self.ctxs[c].backoff;
+        self.at(self.now + backoff, Event::Watchdog(c, token));
+    }
+
+    fn post(&mut self, c: usize, message: ClientMessage) {
+        let Some((gen, port)) = self.ctxs[c].port else {
+            return;
+        };
+        let delay = self.rng.range(0, 8);
+        let key = (true, gen, port);
+        let t = (self.now + delay).max(*self.fifo.get(&key).unwrap_or(&0));
+        self.fifo.insert(key, t);
+        self.at(t, Event::ToWorker(gen, port, message));
+    }
+
+    /// The worker died or never answered: a new port, and everything re-declared.
+    fn reconnect(&mut self, c: usize) {
+        self.attach(c);
+        let ids: Vec<u32> = self.ctxs[c].reqs.keys().copied().collect();
+        for id in ids {
+            let r = self.ctxs[c].reqs[&id].clone();
+            let message = match r.state {
+                State::Pending => ClientMessage::Request {
+                    id,
+                    name: r.name,
+                    mode: r.mode,
+                    if_available: r.if_available,
+                    steal: r.steal,
+                },
+                State::Held => ClientMessage::Reclaim {
+                    id,
+                    name: r.name,
+                    mode: r.mode,
+                },
+                State::Query => ClientMessage::Query { id },
+                State::Aborted => {
+                    self.ctxs[c].reqs.remove(&id);
+                    continue;
+                }
+            };
+            self.post(c, message);
+        }
+        if self.ctxs[c].db_open {
+            let db = Some(self.ctxs[c].db.to_string());
+            self.post(c, ClientMessage::Watch { db });
+        }
+    }
+
+    fn die(&mut self, c: usize, goodbye: bool) {
+        if goodbye {
+            self.post(c, ClientMessage::Goodbye);
+        }
+        let ctx = &mut self.ctxs[c];
+        ctx.alive = false;
+        ctx.port = None;
+        ctx.died_at = Some(self.now);
+        let db = ctx.db.clone();
+        if let Some(state) = self.dbs.get_mut(&db) {
+            state.open_by = None;
+            let watchers = std::mem::take(&mut state.watchers);
+            // The first watcher deletes it; each ends its own watch.
+            for gen in watchers {
+                let end = WatchEnd::Died;
+                self.after(5, 300, Event::WorkerWatchEnd(gen, db.clone(), end));
+            }
+            self.dbs.remove(&db);
+        }
+        self.at(self.now + DEATH_BOUND, Event::DeathCheck(c));
+        // The tab that hosts a worker may take the worker with it.
+        for gen in 0..self.workers.len() {
+            if self.workers[gen].host == c && self.workers[gen].alive && self.rng.chance(50) {
+                self.crash_worker(gen);
+            }
+        }
+    }
+
+    fn act(&mut self, c: usize) {
+        if !self.ctxs[c].alive {
+            return;
+        }
+        let active = self.now < ACTIVE_PHASE;
+        if active {
+            self.after(5, 150, Event::Act(c));
+        }
+        let roll = self.rng.below(100);
+        let held: Vec<u32> = self.held_ids(c);
+        match roll {
+            _ if !active => {
+                for id in held {
+                    self.release(c, id);
+                }
+            }
+            0..=34 => {
+                let name = NAMES[self.rng.below(NAMES.len() as u64) as usize].to_vec();
+                let flavor = self.rng.below(10);
+                let steal = flavor == 0;
+                let if_available = (1..=2).contains(&flavor);
+                let mode = if !steal && self.rng.chance(40) {
+                    Mode::Shared
+                } else {
+                    Mode::Exclusive
+                };
+                let ctx = &mut self.ctxs[c];
+                ctx.next_id += 1;
+                let id = ctx.next_id;
+                let req = Req {
+                    name: name.clone(),
+                    mode,
+                    if_available,
+                    steal,
+                    state: State::Pending,
+                    revoked: false,
+                };
+                ctx.reqs.insert(id, req);
+                let request = ClientMessage::Request {
+                    id,
+                    name,
+                    mode,
+                    if_available,
+                    steal,
+                };
+                self.post(c, request);
+            }
+            35..=59 if !held.is_empty() => {
+                let id = held[self.rng.below(held.len() as u64) as usize];
+                self.release(c, id);
+            }
+            60..=69 => {
+                let pending: Vec<u32> = self.ctxs[c]
+                    .reqs
+                    .iter()
+                    .filter(|(_, r)| r.state == State::Pending && !r.steal && !r.if_available)
+                    .map(|(id, _)| *id)
+                    .collect();
+                if let Some(&id) = pending.first() {
+                    self.ctxs[c].reqs.get_mut(&id).unwrap().state = State::Aborted;
+                    self.post(c, ClientMessage::Abort { id });
+                }
+            }
+            70..=77 => {
+                let ctx = &mut self.ctxs[c];
+                ctx.next_id += 1;
+                let id = ctx.next_id;
+                let req = Req {
+                    name: Vec::new(),
+                    mode: Mode::Shared,
+                    if_available: false,
+                    steal: false,
+                    state: State::Query,
+                    revoked: false,
+                };
+                ctx.reqs.insert(id, req);
+                self.post(c, ClientMessage::Query { id });
+            }
+            78..=85 => {
+                let long = self.rng.range(50, LONG_TASK_MAX);
+                self.ctxs[c].busy_until = self.now + long;
+            }
+            86..=88 => self.die(c, false),
+            89..=90 => self.die(c, true),
+            91..=93 if self.ctxs.len() < 7 => self.spawn_ctx(),
+            94..=95 => {
+                if let Some(gen) = self.registry {
+                    if self.workers[gen].alive {
+                        self.crash_worker(gen);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn held_ids(&self, c: usize) -> Vec<u32> {
+        self.ctxs[c]
+            .reqs
+            .iter()
+            .filter(|(_, r)| r.state == State::Held)
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    fn release(&mut self, c: usize, id: u32) {
+        self.ctxs[c].reqs.remove(&id);
+        self.post(c, ClientMessage::Release { id });
+    }
+
+    fn ctx_receive(&mut self, c: usize, via: (usize, PortId), message: WorkerMessage) {
+        if self.ctxs[c].port != Some(via) {
+            return; // a closed port
+        }
+        let active = self.now < ACTIVE_PHASE;
+        match message {
+            WorkerMessage::Welcome { .. } => {
+                let ctx = &mut self.ctxs[c];
+                ctx.welcomed = true;
+                ctx.backoff = 1000;
+                let gen = via.0;
+                if !self.workers[gen].alive {
+                    self.after(5, 300, Event::WorkerDied(c, gen));
+                }
+            }
+            WorkerMessage::Granted { id } => {
+                let Some(r) = self.ctxs[c].reqs.get_mut(&id) else {
+                    return;
+                };
+                match r.state {
+                    State::Pending => {
+                        r.state = State::Held;
+                        self.answered += 1;
+                        self.check_exclusion();
+                        if !active {
+                            self.release(c, id);
+                        }
+                    }
+                    State::Aborted => self.release(c, id),
+                    _ => {}
+                }
+            }
+            WorkerMessage::NotAvailable { id }
+            | WorkerMessage::Stolen { id }
+            | WorkerMessage::Snapshot { id, .. } => {
+                if self.ctxs[c].reqs.remove(&id).is_some() {
+                    self.answered += 1;
+                }
+            }
+            WorkerMessage::Error { id, message } => {
+                panic!("worker refused a well-formed message {id:?}: {message}")
+            }
+        }
+    }
+
+    // ----- Workers -----------------------------------------------------------------------
+
+    fn start_worker(&mut self, host: usize) -> usize {
+        let gen = self.workers.len();
+        self.workers.push(Worker {
+            service: Service::new(&format!("epoch-{gen}")),
+            alive: true,
+            timers: HashMap::new(),
+            next_port: 0,
+            host,
+        });
+        self.registry = Some(gen);
+        self.after(1, 20, Event::Survey(gen));
+        self.after(1, 20, Event::Lifeline(gen));
+        gen
+    }
+
+    fn crash_worker(&mut self, gen: usize) {
+        self.workers[gen].alive = false;
+        for db in self.dbs.values_mut() {
+            db.watchers.retain(|&g| g != gen);
+        }
+        // Contexts welcomed by it notice through its lifeline (late, at most 300 ms).
+        for c in 0..self.ctxs.len() {
+            let ctx = &self.ctxs[c];
+            if ctx.alive && ctx.welcomed && ctx.port.is_some_and(|(g, _)| g == gen) {
+                self.after(5, 300, Event::WorkerDied(c, gen));
+            }
+        }
+        // For a while, new ports may still reach the dead worker and go unanswered.
+        if self.rng.chance(50) {
+            self.after(0, 200, Event::Forget(gen));
+        } else if self.registry == Some(gen) {
+            self.registry = None;
+        }
+    }
+
+    fn drain(&mut self, gen: usize) {
+        while let Some(output) = self.workers[gen].service.poll_output() {
+            match output {
+                Output::Send(port, message) => {
+                    if let WorkerMessage::Stolen { id } = message {
+                        if let Some(&c) = self.port_owner.get(&(gen, port)) {
+                            if let Some(r) = self.ctxs[c].reqs.get_mut(&id) {
+                                r.revoked = true;
+                            }
+                        }
+                    }
+                    if let Some(&c) = self.port_owner.get(&(gen, port)) {
+                        let key = (false, gen, port);
+                        let t = (self.now + self.rng.range(0, 8))
+                            .max(*self.fifo.get(&key).unwrap_or(&0));
+                        self.fifo.insert(key, t);
+                        self.at(t, Event::ToCtx(c, (gen, port), message));
+                    }
+                }
+                Output::Close(_) => {}
+                Output::Watch(db) => self.after(0, 10, Event::IdbWatch(gen, db)),
+                Output::SetTimer(timer, ms) => {
+                    let token = self.token();
+                    self.workers[gen].timers.insert(timer.clone(), token);
+                    self.at(
+                        self.now + u64::from(ms),
+                        Event::WorkerTimer(gen, timer, token),
+                    );
+                }
+                Output::CancelTimer(timer) => {
+                    self.workers[gen].timers.remove(&timer);
+                }
+            }
+        }
+    }
+
+    // ----- The event loop ----------------------------------------------------------------
+
+    fn step(&mut self, event: Event) {
+        match event {
+            Event::ToWorker(gen, port, message) => {
+                if self.workers[gen].alive {
+                    self.workers[gen].service.handle_message(port, message);
+                    self.drain(gen);
+                }
+            }
+            Event::WorkerTimer(gen, timer, token) => {
+                let worker = &mut self.workers[gen];
+                if worker.alive && worker.timers.get(&timer) == Some(&token) {
+                    worker.timers.remove(&timer);
+                    worker.service.handle_timer(timer);
+                    self.drain(gen);
+                }
+            }
+            Event::WorkerWatchEnd(gen, db, end) => {
+                if self.workers[gen].alive {
+                    self.workers[gen].service.handle_watch_end(&db, end);
+                    self.drain(gen);
+                }
+            }
+            Event::Survey(gen) => {
+                if self.workers[gen].alive {
+                    let dbs: Vec<String> = self.dbs.keys().map(|d| d.to_string()).collect();
+                    let mut dbs = dbs;
+                    dbs.sort();
+                    self.workers[gen].service.handle_survey(dbs);
+                    self.drain(gen);
+                }
+            }
+            Event::Lifeline(gen) => {
+                if self.workers[gen].alive {
+                    let db = format!("web-locks-worker-{gen}");
+                    self.workers[gen].service.handle_lifeline(Some(&db));
+                    self.drain(gen);
+                }
+            }
+            Event::IdbOpen(c) => {
+                if self.ctxs[c].alive {
+                    let db = self.ctxs[c].db.clone();
+                    self.dbs.insert(
+                        db,
+                        Db {
+                            open_by: Some(c),
+                            watchers: Vec::new(),
+                        },
+                    );
+                    self.after(0, 5, Event::DbOpened(c));
+                }
+            }
+            Event::IdbWatch(gen, db) => {
+                if !self.workers[gen].alive {
+                    return;
+                }
+                match self.dbs.get_mut(&db) {
+                    None => self.after(0, 5, Event::WorkerWatchEnd(gen, db, WatchEnd::Absent)),
+                    Some(state) if state.open_by.is_some() => state.watchers.push(gen),
+                    Some(_) => {
+                        self.dbs.remove(&db);
+                        self.after(0, 5, Event::WorkerWatchEnd(gen, db, WatchEnd::Died));
+                    }
+                }
+            }
+            Event::DbOpened(c) => {
+                if self.ctxs[c].alive {
+                    self.ctxs[c].db_open = true;
+                    let db = Some(self.ctxs[c].db.to_string());
+                    self.post(c, ClientMessage::Watch { db });
+                }
+            }
+            Event::WorkerDied(c, gen) => {
+                if self.ctxs[c].alive && self.ctxs[c].port.is_some_and(|(g, _)| g == gen) {
+                    self.reconnect(c);
+                }
+            }
+            Event::Watchdog(c, token) => {
+                let ctx = &mut self.ctxs[c];
+                if ctx.alive && ctx.watchdog == token && !ctx.welcomed {
+                    ctx.backoff = (ctx.backoff * 2).min(8000);
+                    self.reconnect(c);
+                }
+            }
+            Event::ToCtx(c, via, message) => {
+                if self.ctxs[c].alive {
+                    self.ctx_receive(c, via, message);
+                }
+            }
+            Event::Act(c) => self.act(c),
+            Event::DeathCheck(c) => self.check_dead_released(c),
+            Event::Forget(gen) => {
+                if self.registry == Some(gen) {
+                    self.registry = None;
+                }
+            }
+        }
+    }
+
+    /// Runs events up to `until`; a context's events wait for the end of its long task.
+    fn run(&mut self, until: Time) {
+        while let Some(&Reverse((t, _, key))) = self.queue.peek() {
+            if t > until {
+                break;
+            }
+            self.queue.pop();
+            self.now = self.now.max(t);
+            let event = self.events.remove(&key).expect("scheduled");
+            let ctx = match &event {
+                Event::ToCtx(c, ..)
+                | Event::DbOpened(c)
+                | Event::WorkerDied(c, _)
+                | Event::Watchdog(c, _)
+                | Event::Act(c) => Some(*c),
+                _ => None,
+            };
+            if let Some(c) = ctx {
+                let busy = self.ctxs[c].busy_until;
+                if busy > self.now && self.ctxs[c].alive {
+                    self.at(busy, event);
+                    continue;
+                }
+            }
+            if self.trace {
+                println!("{:>6} {:?}", self.now, event);
+            }
+            self.step(event);
+        }
+        self.now = self.now.max(until);
+    }
+
+    // ----- Invariants --------------------------------------------------------------------
+
+    fn check_exclusion(&self) {
+        let mut holders: HashMap<&[u16], Vec<(usize, Mode)>> = HashMap::new();
+        for (c, ctx) in self.ctxs.iter().enumerate().filter(|(_, c)| c.alive) {
+            for r in ctx.reqs.values() {
+                if r.state == State::Held && !r.revoked {
+                    holders.entry(&r.name).or_default().push((c, r.mode));
+                }
+            }
+        }
+        for (name, hs) in holders {
+            if hs.len() > 1 && hs.iter().any(|(_, m)| *m == Mode::Exclusive) {
+                panic!("conflicting holders of {name:?} at {}: {hs:?}", self.now);
+            }
+        }
+    }
+
+    fn check_dead_released(&self, c: usize) {
+        let client_id = &self.ctxs[c].client_id;
+        for (gen, worker) in self.workers.iter().enumerate().filter(|(_, w)| w.alive) {
+            let (held, pending) = worker.service.locks();
+            let stuck = held
+                .iter()
+                .chain(&pending)
+                .any(|i| &*i.client_id == client_id);
+            assert!(
+                !stuck,
+                "context {c} died at {:?}; worker {gen} still has its locks at {}",
+                self.ctxs[c].died_at, self.now
+            );
+        }
+    }
+}
+
+/// One schedule: contexts act until ACTIVE_PHASE, then release what they get; at the end
+/// everything must be answered, and once every context has ended, nothing may remain.
+fn schedule(seed: u64, trace: bool) -> u64 {
+    let mut sim = Sim::new(seed, trace);
+    let contexts = sim.rng.range(2, 4);
+    for _ in 0..contexts {
+        sim.spawn_ctx();
+        let gap = sim.rng.range(0, 30);
+        sim.run(sim.now + gap);
+    }
+    sim.run(ACTIVE_PHASE);
+    for c in 0..sim.ctxs.len() {
+        sim.at(ACTIVE_PHASE + 1, Event::Act(c));
+    }
+    sim.run(END / 2);
+    for (c, ctx) in sim.ctxs.iter().enumerate().filter(|(_, c)| c.alive) {
+        let open: Vec<_> = ctx
+            .reqs
+            .iter()
+            .filter(|(_, r)| matches!(r.state, State::Pending | State::Query))
+            .collect();
+        assert!(open.is_empty(), "context {c} still waits for {open:?}");
+    }
+    let alive: Vec<usize> = (0..sim.ctxs.len()).filter(|&c| sim.ctxs[c].alive).collect();
+    for c in alive {
+        let goodbye = sim.rng.chance(50);
+        sim.die(c, goodbye);
+    }
+    sim.run(END);
+    if let Some(worker) = sim.workers.iter().rev().find(|w| w.alive) {
+        let stats = worker.service.stats();
+        assert_eq!(
+            stats,
+            Default::default(),
+            "the service's tables are empty once every context has ended"
+        );
+    }
+    sim.answered
+}
+
+fn run_many(first: u64, count: u64) {
+    let mut answered = 0;
+    for seed in first..first + count {
+        match std::panic::catch_unwind(|| schedule(seed, false)) {
+            Ok(n) => answered += n,
+            Err(_) => panic!(
+                "schedule {seed} failed: replay with SIM_SEED={seed} cargo test --test \
+                 service_sim replay -- --nocapture"
+            ),
+        }
+    }
+    println!("{count} schedules from seed {first}: {answered} requests answered");
+}
+
+const PER_TEST: u64 = 25_000;
+
+#[test]
+fn schedules_0() {
+    run_many(0, PER_TEST);
+}
+
+#[test]
+fn schedules_1() {
+    run_many(PER_TEST, PER_TEST);
+}
+
+#[test]
+fn schedules_2() {
+    run_many(2 * PER_TEST, PER_TEST);
+}
+
+#[test]
+fn schedules_3() {
+    run_many(3 * PER_TEST, PER_TEST);
+}
+
+/// `SIM_SEED=<seed>`: one schedule, traced.
+#[test]
+fn replay() {
+    if let Ok(seed) = std::env::var("SIM_SEED") {
+        schedule(seed.parse().expect("a seed"), true);
+    }
+}
