@@ -1,6 +1,6 @@
-//! The worker's protocol handling and the core, in wasm, inside a real SharedWorker
-//! (`wasm-pack test --headless --chrome`). Each test talks to a hub through MessageChannels,
-//! as contexts do through their SharedWorker ports.
+//! The worker's codec, driver, service and core, in wasm, inside a real SharedWorker
+//! (`wasm-pack test --headless --chrome`). Each test talks to a driver through
+//! MessageChannels, as contexts do through their SharedWorker ports.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -12,7 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use web_sys::{MessageChannel, MessageEvent, MessagePort};
 
-use super::hub::Hub;
+use super::driver::{with, Driver};
 use super::listener::Listener;
 
 wasm_bindgen_test_configure!(run_in_shared_worker);
@@ -31,9 +31,9 @@ struct Context {
 }
 
 impl Context {
-    fn connect(hub: &Rc<RefCell<Hub>>) -> Context {
+    fn connect(hub: &Rc<RefCell<Driver>>) -> Context {
         let channel = MessageChannel::new().unwrap();
-        Hub::connect(hub, channel.port1());
+        with(&Rc::downgrade(hub), |d| d.connect(channel.port1()));
         let port = channel.port2();
         let inbox = Rc::new(RefCell::new(Inbox::default()));
         let sink = inbox.clone();
@@ -56,19 +56,21 @@ impl Context {
         }
     }
 
-    async fn hello(hub: &Rc<RefCell<Hub>>, client_id: &str) -> Context {
+    /// A client without a liveness database: hello, then `watch` without `db`.
+    async fn hello(hub: &Rc<RefCell<Driver>>, client_id: &str) -> Context {
         let context = Context::connect(hub);
         context.send(&[("type", "hello".into()), ("clientId", client_id.into())]);
         let welcome = context.recv().await;
         assert_eq!(get(&welcome, "type").as_string().unwrap(), "welcome");
         assert_eq!(get(&welcome, "epoch").as_string().unwrap(), "test-epoch");
         assert_eq!(get(&welcome, "db").as_string().unwrap(), "test-lifeline");
+        context.send(&[("type", "watch".into())]);
         context
     }
 
     fn send(&self, fields: &[(&str, JsValue)]) {
         let message = Object::new();
-        Reflect::set(&message, &"v".into(), &1.into()).unwrap();
+        Reflect::set(&message, &"v".into(), &2.into()).unwrap();
         for (key, value) in fields {
             Reflect::set(&message, &(*key).into(), value).unwrap();
         }
@@ -108,7 +110,7 @@ impl Context {
         let id = get(&message, "id").as_f64().map(|id| id as u32);
         assert_eq!(
             get(&message, "v").as_f64(),
-            Some(1.0),
+            Some(2.0),
             "replies carry the version"
         );
         (kind, id)
@@ -144,12 +146,13 @@ fn pending_promise() -> (Promise, js_sys::Function) {
     (promise, wake.unwrap())
 }
 
-fn new_hub() -> Rc<RefCell<Hub>> {
-    let hub = Hub::new("test-epoch".into());
-    let outbox = hub
-        .borrow_mut()
-        .lifeline_ready(Some("test-lifeline".into()));
-    outbox.send();
+/// A driver whose lifeline is open and whose survey found no survivors.
+fn new_hub() -> Rc<RefCell<Driver>> {
+    let hub = Driver::new("test-epoch");
+    with(&Rc::downgrade(&hub), |d| {
+        d.service().handle_lifeline(Some("test-lifeline"));
+        d.service().handle_survey(Vec::new());
+    });
     hub
 }
 
@@ -283,7 +286,7 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
     // Another version is refused even when well formed.
     let old = Object::new();
     for (k, v) in [
-        ("v", JsValue::from(0)),
+        ("v", JsValue::from(1)),
         ("type", "query".into()),
         ("id", 12.into()),
     ] {
@@ -352,4 +355,43 @@ async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
     );
     second.send(&[("type", "release".into()), ("id", 1.into())]);
     assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
+}
+
+#[wasm_bindgen_test]
+async fn names_keep_lone_surrogates_both_ways() {
+    let hub = new_hub();
+    let a = Context::hello(&hub, "a").await;
+    let names: [&[u16]; 3] = [&[0xD800], &[0xDC00], &[0x61, 0xDC00, 0x62]];
+    for (i, units) in names.iter().enumerate() {
+        let name: JsValue = js_sys::JsString::from_char_code(units).into();
+        a.send(&[
+            ("type", "request".into()),
+            ("id", (i as u32 + 1).into()),
+            ("name", name),
+            ("mode", "exclusive".into()),
+        ]);
+        assert_eq!(a.recv_kind().await, ("granted".into(), Some(i as u32 + 1)));
+    }
+    a.send(&[("type", "query".into()), ("id", 9.into())]);
+    let reply = a.recv().await;
+    let held: Vec<Vec<u16>> = js_sys::Array::from(&get(&reply, "held"))
+        .iter()
+        .map(|info| js_sys::JsString::from(get(&info, "name")).iter().collect())
+        .collect();
+    assert_eq!(held, names.map(<[u16]>::to_vec));
+}
+
+#[wasm_bindgen_test]
+async fn requests_wait_for_watch_and_for_the_survey() {
+    let hub = Driver::new("test-epoch");
+    let weak = Rc::downgrade(&hub);
+    with(&weak, |d| d.service().handle_lifeline(Some("test-lifeline")));
+    let a = Context::hello(&hub, "a").await;
+    a.request(1, "x", &[("ifAvailable", true.into())]);
+    a.send(&[("type", "query".into()), ("id", 2.into())]);
+    // Nothing is decided before the survey answers; then in arrival order.
+    with(&weak, |d| d.service().handle_survey(Vec::new()));
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    let snapshot = a.recv().await;
+    assert_eq!(js_sys::Array::from(&get(&snapshot, "held")).length(), 1);
 }
