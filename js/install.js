@@ -13,7 +13,9 @@ function uuid() {
 }
 
 // Where the worker script and its .wasm are: the entry module passes its defaults,
-// `options.workerUrl` / `options.wasmUrl` override them.
+// `options.workerUrl` / `options.wasmUrl` override them. Resolved only when a SharedWorker is
+// constructed: a dedicated worker (possibly started from a blob: URL, against which no
+// relative URL resolves) gets its port from its parent and never needs them.
 function workerLocation(defaults, options) {
   const worker = new URL(options.workerUrl || defaults.workerUrl(), location.href);
   const wasm = options.wasmUrl || (options.workerUrl ? null : defaults.wasmUrl());
@@ -24,7 +26,7 @@ function workerLocation(defaults, options) {
 // A client of the lock worker: its own clientId, port and liveness database. install() makes
 // one per context; every createLockManager() call makes another.
 function connect(defaults, options) {
-  const connection = new Connection(workerLocation(defaults, options), uuid());
+  const connection = new Connection(() => workerLocation(defaults, options), uuid());
   // §2.6 on the unloading document cleanup steps (pagehide, not unload: keeps bfcache).
   if (typeof addEventListener === 'function') {
     addEventListener('pagehide', (event) => connection.close(event.persisted));
