@@ -24,13 +24,28 @@ function workerLocation(defaults, options) {
 }
 
 // A client of the lock worker: its own clientId, port and liveness database. install() makes
-// one per context; every createLockManager() call makes another.
+// one per context; every createLockManager() call makes another. It connects at once where
+// a lock worker can be reached, so that a later first request() neither waits for the
+// connection nor depends on the tab hosting the worker being responsive (Chromium routes
+// new SharedWorker connections through that tab's main thread); where none can be, or the
+// connection fails now, it stays lazy and request() reports the failure.
 function connect(defaults, options) {
   const connection = new Connection(() => workerLocation(defaults, options), uuid());
+  const start = () => {
+    if (!Connection.reachable()) return;
+    try {
+      connection.open();
+    } catch {
+      // e.g. SecurityError from SharedWorker in an opaque origin: request() will reject.
+    }
+  };
   // §2.6 on the unloading document cleanup steps (pagehide, not unload: keeps bfcache).
   if (typeof addEventListener === 'function') {
     addEventListener('pagehide', (event) => connection.close(event.persisted));
+    // Restored from the back/forward cache: a client again, connected as at install.
+    addEventListener('pageshow', (event) => event.persisted && start());
   }
+  start();
   return connection;
 }
 
