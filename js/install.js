@@ -70,6 +70,34 @@ function adoptWorkers(connection) {
   Object.defineProperty(globalThis, 'Worker', { value: Worker, writable: true, configurable: true });
 }
 
+// WebIDL's brand check for an attribute of Navigator (or WorkerNavigator): `this` must be
+// such an object, or the getter throws TypeError. A native brand-checked getter of the same
+// prototype does the check for us; without one, only the context's own navigator passes.
+const NATIVE_GETTERS = ['userAgent', 'onLine'];
+function navigatorBrandCheck(proto, nav) {
+  let native;
+  for (const name of NATIVE_GETTERS) {
+    const desc = Object.getOwnPropertyDescriptor(proto, name);
+    if (desc && typeof desc.get === 'function') {
+      native = desc.get;
+      break;
+    }
+  }
+  return (self) => {
+    if (native) {
+      try {
+        native.call(self);
+        return;
+      } catch {
+        // not a Navigator
+      }
+    } else if (self === nav) {
+      return;
+    }
+    throw new TypeError('Illegal invocation');
+  };
+}
+
 export function makeApi(defaults) {
   function createLockManager(options = {}) {
     return newLockManager(connect(defaults, options));
@@ -82,13 +110,18 @@ export function makeApi(defaults) {
     const manager = newLockManager(connection);
     adoptWorkers(connection);
     const proto = Object.getPrototypeOf(nav);
-    Object.defineProperty(proto, 'locks', {
-      get() {
-        return manager;
+    const brandCheck = navigatorBrandCheck(proto, nav);
+    // A getter named 'get locks', as WebIDL makes it, that refuses non-Navigator receivers.
+    const { get } = Object.getOwnPropertyDescriptor(
+      {
+        get locks() {
+          brandCheck(this);
+          return manager;
+        },
       },
-      enumerable: true,
-      configurable: true,
-    });
+      'locks',
+    );
+    Object.defineProperty(proto, 'locks', { get, enumerable: true, configurable: true });
     for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
       Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
     }
