@@ -13,9 +13,19 @@ const VERSION = 1;
 const WORKER_NAME = 'web-locks-polyfill';
 // A dedicated worker asks its parent for a link with a message carrying this key.
 export const CONNECT = '__webLocksPolyfillConnect';
+// A port unanswered for this long is given up for a new one; the bound doubles with each
+// consecutive failure, up to the maximum.
+const WELCOME_MS = 1000;
+const WELCOME_MAX_MS = 8000;
 let dbCount = 0;
 
+function inDedicatedWorker() {
+  return typeof DedicatedWorkerGlobalScope === 'function' && self instanceof DedicatedWorkerGlobalScope;
+}
+
 export class Connection {
+  // `workerUrl()` gives the lock worker's URL; it is called only when a SharedWorker is
+  // constructed (a dedicated worker, whose port comes from its parent, never needs it).
   constructor(workerUrl, clientId) {
     this.workerUrl = workerUrl;
     this.clientId = clientId;
@@ -23,10 +33,21 @@ export class Connection {
     this.nextId = 0;
     // id -> handler: { granted, notAvailable, stolen, snapshot, error, redeclare, lost }
     this.handlers = new Map();
-    // This context's own database (name, and the open connection once open).
+    // This context's own database: its name while in use, and the connection once open.
+    // `dbState`: 'opening' | 'open' | 'failed' (error event) | 'unusable' (no IndexedDB).
     this.dbName = null;
     this.db = null;
+    this.dbState = null;
+    // Whether the current port has had its `watch`.
+    this.watchSent = false;
+    // The welcome watchdog: its timer, and how many ports in a row went unanswered.
     this.retry = 0;
+    this.failures = 0;
+  }
+
+  // Whether this context can reach a lock worker at all (so connecting early is worthwhile).
+  static reachable() {
+    return typeof SharedWorker === 'function' || inDedicatedWorker();
   }
 
   // A fresh request id (below 2^32, never 0, not in use by a live request).
@@ -37,8 +58,10 @@ export class Connection {
     return this.nextId;
   }
 
-  // Sends `message` for request `id`, whose replies go to `handler`.
+  // Sends `message` for request `id`, whose replies go to `handler`. (Connects first: if
+  // that throws, nothing is recorded.)
   send(id, message, handler) {
+    this.open();
     this.handlers.set(id, handler);
     this.post(message);
   }
@@ -54,32 +77,79 @@ export class Connection {
     this.port.postMessage(message, transfer || []);
   }
 
+  // Connects unless connected: hello, everything re-declared in request order (after a
+  // reconnection: held locks as `reclaim`, pending requests and queries as sent), then
+  // `watch` (now, or once the database has opened), which tells the worker we are done.
   open() {
     if (this.port) return;
     this.attach();
-    if (this.db) this.post({ type: 'watch', db: this.dbName });
-    else if (!this.dbName) this.watchMe();
+    const ids = [...this.handlers.keys()].sort((a, b) => a - b);
+    for (const id of ids) {
+      const message = this.handlers.get(id).redeclare();
+      if (message) this.post(message);
+      else this.done(id);
+    }
+    this.sendWatch();
   }
 
-  // A new port to the lock worker, greeted with this client's hello.
+  // A new port to the lock worker, greeted with this client's hello. The database is opened
+  // first: the worker may start watching it at hello, and IndexedDB runs our open (version 1)
+  // before its upgrade (version 2) only if ours was called first.
   attach() {
     const port = this.connectPort();
+    if (!this.dbName && this.dbState !== 'unusable') this.openDatabase();
     this.port = port;
+    this.watchSent = false;
     port.onmessage = (event) => this.dispatch(event.data);
-    this.post({ type: 'hello', clientId: this.clientId });
-    return port;
+    const hello = { type: 'hello', clientId: this.clientId };
+    // Not a database that failed to open: the worker would take it for a dead context's.
+    if (this.dbState === 'opening' || this.dbState === 'open') hello.db = this.dbName;
+    this.post(hello);
+    this.awaitWelcome(port);
+  }
+
+  // The welcome watchdog: a port not welcomed in time (it may have reached a worker that is
+  // going away, or a dedicated worker's parent was itself reconnecting) is replaced, after
+  // twice as long at each consecutive failure. `port` null: connecting failed; retry.
+  awaitWelcome(port) {
+    clearTimeout(this.retry);
+    const bound = Math.min(WELCOME_MS << this.failures, WELCOME_MAX_MS);
+    this.retry = setTimeout(() => {
+      if (this.port !== port) return;
+      this.failures = Math.min(this.failures + 1, 8);
+      this.reconnect();
+    }, bound);
+  }
+
+  // `watch` for the current port, once: with the database when it is open, without when it
+  // cannot be (the worker then serves this context unwatched). Waits while it is opening.
+  sendWatch() {
+    if (!this.port || this.watchSent || this.dbState === 'opening') return;
+    this.watchSent = true;
+    this.post(this.dbState === 'open' ? { type: 'watch', db: this.dbName } : { type: 'watch' });
   }
 
   // A window (or anything with SharedWorker) connects to the lock worker itself. A dedicated
   // worker cannot construct one: it sends one end of a channel to its parent, whose
   // polyfill hands it to the lock worker (`adopt`); messages wait in the channel meanwhile.
   connectPort() {
+    const dedicated = inDedicatedWorker();
     if (typeof SharedWorker === 'function') {
-      const worker = new SharedWorker(this.workerUrl, { name: WORKER_NAME });
-      worker.onerror = () => this.fail('the lock worker failed to start (' + this.workerUrl + ')');
-      return worker.port;
+      let url;
+      try {
+        url = this.workerUrl();
+      } catch (error) {
+        if (!dedicated) throw error;
+      }
+      if (url) {
+        const worker = new SharedWorker(url, { name: WORKER_NAME });
+        worker.onerror = () => this.fail('the lock worker failed to start (' + url + ')', worker.port);
+        return worker.port;
+      }
     }
-    if (typeof DedicatedWorkerGlobalScope === 'function' && self instanceof DedicatedWorkerGlobalScope) {
+    // (A dedicated worker started from a blob: URL has no base to resolve the worker's URL
+    // against, and needs none.)
+    if (dedicated) {
       const channel = new MessageChannel();
       self.postMessage({ [CONNECT]: 1 }, [channel.port2]);
       return channel.port1;
@@ -95,18 +165,20 @@ export class Connection {
   // Lets the worker notice this context's end even if no pagehide ever runs (a crash, a
   // terminated worker): hold a database open for as long as we live; the worker's pending
   // version upgrade of it goes through only once the browser has closed our connection.
-  watchMe() {
-    if (typeof indexedDB === 'undefined') return;
+  openDatabase() {
     // The prefix is the worker's CLIENT_DB_PREFIX (src/worker/lifeline.rs): it lists these
     // databases after a restart.
     const name = `web-locks-client-${this.clientId}-${++dbCount}`;
-    this.dbName = name;
     let request;
     try {
+      if (typeof indexedDB === 'undefined') throw new Error('no IndexedDB');
       request = indexedDB.open(name, 1);
     } catch {
-      return; // storage blocked: pagehide remains the only signal
+      this.dbState = 'unusable'; // storage blocked: pagehide remains the only signal
+      return;
     }
+    this.dbName = name;
+    this.dbState = 'opening';
     request.onsuccess = () => {
       const db = request.result;
       db.onversionchange = null; // stay open: that is the point
@@ -116,7 +188,14 @@ export class Connection {
         return;
       }
       this.db = db;
-      if (this.port) this.post({ type: 'watch', db: name });
+      this.dbState = 'open';
+      this.sendWatch();
+    };
+    request.onerror = (event) => {
+      event.preventDefault();
+      if (this.dbName !== name) return;
+      this.dbState = 'failed';
+      this.sendWatch();
     };
   }
 
@@ -135,41 +214,38 @@ export class Connection {
     request.onerror = (event) => event.preventDefault(); // the upgrade we aborted
   }
 
-  // A new worker, and everything re-declared in request order: held locks as `reclaim`,
-  // pending requests and queries as sent, then `watch`, which tells the worker we are done.
-  // If no welcome comes (the new port reached a worker that was still going away, or a
-  // dedicated worker's parent was itself reconnecting), it tries again.
+  // The worker died, or never answered: a new port (to a new worker, if this one is gone)
+  // and everything re-declared.
   reconnect() {
     const old = this.port;
     this.port = null;
-    old.close();
-    const port = this.attach();
-    clearTimeout(this.retry);
-    this.retry = setTimeout(() => this.port === port && this.reconnect(), 2000);
-    const ids = [...this.handlers.keys()].sort((a, b) => a - b);
-    for (const id of ids) {
-      const message = this.handlers.get(id).redeclare();
-      if (message) this.post(message);
-      else this.done(id);
+    if (old) old.close();
+    try {
+      this.open();
+    } catch (error) {
+      console.error('web-locks: cannot reconnect to the lock worker', error);
+      this.awaitWelcome(null);
     }
-    if (this.db) this.post({ type: 'watch', db: this.dbName });
   }
 
   // §2.6: this context goes away; the worker releases its locks and drops its requests.
   // `persisted`: the page enters the back/forward cache and may come back; what it held or
   // waited for is lost (see README "Lifecycle").
   close(persisted) {
-    if (!this.port) return;
     clearTimeout(this.retry);
-    this.port.postMessage({ v: VERSION, type: 'goodbye' });
-    this.port.close();
-    this.port = null;
+    this.failures = 0;
+    if (this.port) {
+      this.port.postMessage({ v: VERSION, type: 'goodbye' });
+      this.port.close();
+      this.port = null;
+    }
     const handlers = [...this.handlers.values()];
     this.handlers.clear();
     if (persisted) for (const handler of handlers) handler.lost();
     if (this.db) this.db.close();
     this.db = null;
     this.dbName = null;
+    this.dbState = null;
   }
 
   dispatch(message) {
@@ -179,6 +255,7 @@ export class Connection {
     }
     if (message.type === 'welcome') {
       clearTimeout(this.retry);
+      this.failures = 0;
       this.watchWorker(message.db);
       return;
     }
@@ -196,8 +273,16 @@ export class Connection {
     if (act) act.call(handler, message);
   }
 
-  fail(reason) {
+  // The lock worker cannot serve (its script or its wasm failed to load): what waits on it
+  // fails, and the next message tries a new port (which fails the same way, or works if the
+  // cause has gone) rather than waiting on this one forever.
+  fail(reason, port) {
+    if (port && port !== this.port) return; // an earlier port's worker
     console.error('web-locks: ' + reason);
+    clearTimeout(this.retry);
+    this.failures = 0;
+    if (this.port) this.port.close();
+    this.port = null;
     const handlers = [...this.handlers.values()];
     this.handlers.clear();
     for (const handler of handlers) handler.error(domException('InvalidStateError', reason));

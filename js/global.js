@@ -2,12 +2,16 @@
 import { findDeadlocks } from './deadlocks.js';
 import { makeApi } from './install.js';
 
+// document.currentScript is only set while this script first runs; location.href is read
+// later, and only if a SharedWorker is constructed (never in a dedicated worker, whose
+// blob: URL, for one, could not serve as a base).
 const script = typeof document !== 'undefined' && document.currentScript;
-const base = script && script.src ? script.src : location.href;
+const src = script && script.src;
+const base = () => src || location.href;
 
 const api = makeApi({
-  workerUrl: () => new URL('./web-locks-worker.js', base),
-  wasmUrl: () => new URL('./web_locks_bg.wasm', base),
+  workerUrl: () => new URL('./web-locks-worker.js', base()),
+  wasmUrl: () => new URL('./web_locks_bg.wasm', base()),
 });
 globalThis.WebLocksPolyfill = { ...api, findDeadlocks };
 api.install();

@@ -13,7 +13,9 @@ function uuid() {
 }
 
 // Where the worker script and its .wasm are: the entry module passes its defaults,
-// `options.workerUrl` / `options.wasmUrl` override them.
+// `options.workerUrl` / `options.wasmUrl` override them. Resolved only when a SharedWorker is
+// constructed: a dedicated worker (possibly started from a blob: URL, against which no
+// relative URL resolves) gets its port from its parent and never needs them.
 function workerLocation(defaults, options) {
   const worker = new URL(options.workerUrl || defaults.workerUrl(), location.href);
   const wasm = options.wasmUrl || (options.workerUrl ? null : defaults.wasmUrl());
@@ -22,13 +24,28 @@ function workerLocation(defaults, options) {
 }
 
 // A client of the lock worker: its own clientId, port and liveness database. install() makes
-// one per context; every createLockManager() call makes another.
+// one per context; every createLockManager() call makes another. It connects at once where
+// a lock worker can be reached, so that a later first request() neither waits for the
+// connection nor depends on the tab hosting the worker being responsive (Chromium routes
+// new SharedWorker connections through that tab's main thread); where none can be, or the
+// connection fails now, it stays lazy and request() reports the failure.
 function connect(defaults, options) {
-  const connection = new Connection(workerLocation(defaults, options), uuid());
+  const connection = new Connection(() => workerLocation(defaults, options), uuid());
+  const start = () => {
+    if (!Connection.reachable()) return;
+    try {
+      connection.open();
+    } catch {
+      // e.g. SecurityError from SharedWorker in an opaque origin: request() will reject.
+    }
+  };
   // §2.6 on the unloading document cleanup steps (pagehide, not unload: keeps bfcache).
   if (typeof addEventListener === 'function') {
     addEventListener('pagehide', (event) => connection.close(event.persisted));
+    // Restored from the back/forward cache: a client again, connected as at install.
+    addEventListener('pageshow', (event) => event.persisted && start());
   }
+  start();
   return connection;
 }
 
@@ -53,6 +70,34 @@ function adoptWorkers(connection) {
   Object.defineProperty(globalThis, 'Worker', { value: Worker, writable: true, configurable: true });
 }
 
+// WebIDL's brand check for an attribute of Navigator (or WorkerNavigator): `this` must be
+// such an object, or the getter throws TypeError. A native brand-checked getter of the same
+// prototype does the check for us; without one, only the context's own navigator passes.
+const NATIVE_GETTERS = ['userAgent', 'onLine'];
+function navigatorBrandCheck(proto, nav) {
+  let native;
+  for (const name of NATIVE_GETTERS) {
+    const desc = Object.getOwnPropertyDescriptor(proto, name);
+    if (desc && typeof desc.get === 'function') {
+      native = desc.get;
+      break;
+    }
+  }
+  return (self) => {
+    if (native) {
+      try {
+        native.call(self);
+        return;
+      } catch {
+        // not a Navigator
+      }
+    } else if (self === nav) {
+      return;
+    }
+    throw new TypeError('Illegal invocation');
+  };
+}
+
 export function makeApi(defaults) {
   function createLockManager(options = {}) {
     return newLockManager(connect(defaults, options));
@@ -65,13 +110,18 @@ export function makeApi(defaults) {
     const manager = newLockManager(connection);
     adoptWorkers(connection);
     const proto = Object.getPrototypeOf(nav);
-    Object.defineProperty(proto, 'locks', {
-      get() {
-        return manager;
+    const brandCheck = navigatorBrandCheck(proto, nav);
+    // A getter named 'get locks', as WebIDL makes it, that refuses non-Navigator receivers.
+    const { get } = Object.getOwnPropertyDescriptor(
+      {
+        get locks() {
+          brandCheck(this);
+          return manager;
+        },
       },
-      enumerable: true,
-      configurable: true,
-    });
+      'locks',
+    );
+    Object.defineProperty(proto, 'locks', { get, enumerable: true, configurable: true });
     for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
       Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
     }

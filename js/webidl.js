@@ -46,8 +46,11 @@ export function toCallback(value) {
 }
 
 // Makes accessors and methods enumerable, as WebIDL defines them, and adds the
-// toStringTag; `names` are the prototype's own members to adjust.
+// toStringTag; `names` are the prototype's own members to adjust. The interface object is
+// named `tag` whatever a minifier called the class, and its length is 0 (no constructor).
 export function shapeInterface(cls, tag, names) {
+  Object.defineProperty(cls, 'name', { value: tag, configurable: true });
+  Object.defineProperty(cls, 'length', { value: 0, configurable: true });
   for (const name of names) {
     const desc = Object.getOwnPropertyDescriptor(cls.prototype, name);
     desc.enumerable = true;
