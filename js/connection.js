@@ -9,7 +9,7 @@
 
 import { domException } from './errors.js';
 
-const VERSION = 1;
+const VERSION = 2;
 const WORKER_NAME = 'web-locks-polyfill';
 // A dedicated worker asks its parent for a link with a message carrying this key.
 export const CONNECT = '__webLocksPolyfillConnect';

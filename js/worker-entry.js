@@ -15,7 +15,7 @@
     early = null;
   }, function (error) {
     console.error('web-locks worker: cannot load ' + wasmUrl, error);
-    var message = { v: 1, type: 'fatal', message: 'web-locks worker could not load its wasm: ' + error };
+    var message = { v: 2, type: 'fatal', message: 'web-locks worker could not load its wasm: ' + error };
     early.forEach(function (port) { port.postMessage(message); });
     self.removeEventListener('connect', keep);
     self.addEventListener('connect', function (event) { event.ports[0].postMessage(message); });
