@@ -51,7 +51,7 @@ describe('polyfill: recovery', () => {
     for (let i = 0; i < 100; i++) {
       await new Promise((r) => setTimeout(r, 50));
       rebuilt = await query(b);
-      if (rebuilt.held.length === before.held.length) break;
+      if (rebuilt.held.length === before.held.length && rebuilt.pending.length === before.pending.length) break;
     }
     console.log(`# polyfill: worker restart → state rebuilt in ≤ ${Date.now() - t0} ms`);
     assert.deepEqual(rows(rebuilt.held), rows(before.held));
@@ -108,18 +108,19 @@ describe('polyfill: recovery', () => {
       const port = new SharedWorker(url.href, { name: 'web-locks-polyfill' }).port;
       const replies = [];
       port.onmessage = (e) => replies.push(e.data);
-      const junk = [null, 1, 'x', [], {}, { v: 1 }, { v: 1, type: 'request' }, { v: 2, type: 'query', id: 1 },
-        { v: 1, type: 'release', id: 'one' }, { v: 1, type: 'hello', clientId: 7 }, { v: 1, type: 'adopt' },
-        { v: 1, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' }];
+      const junk = [null, 1, 'x', [], {}, { v: 2 }, { v: 2, type: 'request' }, { v: 1, type: 'query', id: 1 },
+        { v: 2, type: 'release', id: 'one' }, { v: 2, type: 'hello', clientId: 7 }, { v: 2, type: 'adopt' },
+        { v: 2, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' }];
       for (const message of junk) port.postMessage(message);
-      port.postMessage({ v: 1, type: 'hello', clientId: 'evil' });
-      port.postMessage({ v: 1, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
+      port.postMessage({ v: 2, type: 'hello', clientId: 'evil' });
+      port.postMessage({ v: 2, type: 'watch' }); // no database: served unwatched
+      port.postMessage({ v: 2, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
       const huge = 'h'.repeat(1 << 20);
-      port.postMessage({ v: 1, type: 'request', id: 2, name: huge, mode: 'exclusive' });
+      port.postMessage({ v: 2, type: 'request', id: 2, name: huge, mode: 'exclusive' });
       for (let i = 0; i < 20_000; i++) {
-        port.postMessage({ v: 1, type: 'request', id: 100 + i, name: `flood-${i % 50}`, mode: 'exclusive' });
+        port.postMessage({ v: 2, type: 'request', id: 100 + i, name: `flood-${i % 50}`, mode: 'exclusive' });
       }
-      port.postMessage({ v: 1, type: 'query', id: 3 });
+      port.postMessage({ v: 2, type: 'query', id: 3 });
       const t0 = performance.now();
       while (!replies.some((r) => r.type === 'snapshot') && performance.now() - t0 < 20_000) {
         await new Promise((r) => setTimeout(r, 20));
