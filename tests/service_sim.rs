@@ -29,7 +29,7 @@ use web_locks::service::{Output, PortId, Service, Timer, WatchEnd};
 type Time = u64;
 
 /// Longest time from a context's death to its locks being gone (simulated ms).
-const DEATH_BOUND: Time = 1500;
+const DEATH_BOUND: Time = 1000;
 /// Long tasks stay below the recovery limit: a survivor busier than that loses its locks
 /// by design (README "Contexts and lifecycle").
 const LONG_TASK_MAX: Time = 1200;
