@@ -258,6 +258,12 @@ describe('polyfill: edges', () => {
       assert.notEqual(ms, null, `round ${round}: not granted within 20 s`);
       times.push(ms);
     }
-    console.log(`# polyfill: first connection during the worker's death → granted: ${summary(times)}`);
+    // A port that reached the dying worker is replaced after the 1 s watchdog; the others
+    // reached a new worker at once.
+    const swallowed = times.filter((ms) => ms >= 1000).length;
+    console.log(
+      `# polyfill: first connection during the worker's death → granted: ${summary(times)}` +
+        ` (${swallowed} of ${times.length} rounds reached the dying worker)`,
+    );
   });
 });
