@@ -19,6 +19,15 @@ onmessage = async ({ data }) => {
     postMessage(`worker-query:${held.map((l) => l.name).join(',')}`);
   } else if (data.cmd === 'polyfilled') {
     postMessage(`worker-polyfilled:${typeof WebLocksPolyfill}`);
+  } else if (data.cmd === 'eval') {
+    // Evaluates an expression here (awaiting it) and reports its value as JSON.
+    let value;
+    try {
+      value = await (0, eval)(data.code);
+    } catch (e) {
+      value = `threw:${e && e.name}:${e && e.message}`;
+    }
+    postMessage(`worker-eval:${data.key}:${JSON.stringify(value)}`);
   }
 };
 postMessage('worker-ready');

@@ -1,0 +1,269 @@
+// Edges of installing and connecting: the WebIDL shape the minified build keeps, a dedicated
+// worker started from a blob: URL, a first connection that reaches a dying lock worker, and
+// a first request while the tab hosting the lock worker is busy. Native is the reference
+// wherever it has the behaviour; each test opens a fresh browser context (fresh storage: a
+// fresh lock manager, for the polyfill a fresh lock worker).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { IMPLS, freshSessions, hold, launch, newSession, query, until } from './browser.mjs';
+
+let env;
+before(async () => {
+  env = await launch();
+});
+after(() => env.close());
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const summary = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  return `min ${sorted[0]} / median ${sorted[sorted.length >> 1]} / max ${sorted[sorted.length - 1]} ms`;
+};
+
+// Evaluated in a window and in a dedicated worker: the interface objects and the `locks`
+// getter of (Worker)Navigator.prototype, as seen from script.
+const SHAPE = `(async () => {
+  const proto = Object.getPrototypeOf(navigator);
+  const desc = Object.getOwnPropertyDescriptor(proto, 'locks');
+  const call = (receiver) => {
+    try {
+      return desc.get.call(receiver) === navigator.locks ? 'the manager' : 'something else';
+    } catch (e) {
+      return e.constructor.name;
+    }
+  };
+  const construct = (make) => {
+    try {
+      make();
+      return 'constructed';
+    } catch (e) {
+      return e.constructor.name;
+    }
+  };
+  return {
+    names: [Lock.name, LockManager.name],
+    lengths: [Lock.length, LockManager.length],
+    nameDescriptor: Object.getOwnPropertyDescriptor(Lock, 'name'),
+    lengthDescriptor: Object.getOwnPropertyDescriptor(LockManager, 'length'),
+    constructors: [construct(() => new Lock()), construct(() => new LockManager()), construct(() => LockManager())],
+    getter: [desc.get.name, desc.get.length, desc.enumerable, desc.configurable, desc.set === undefined],
+    onNavigator: call(navigator),
+    onObject: call({}),
+    onPrototype: call(proto),
+    onUndefined: call(undefined),
+    onGlobal: call(globalThis),
+    onInheritor: call(Object.create(proto)),
+    viaNavigator: navigator.locks instanceof LockManager,
+  };
+})()`;
+
+const EXPECTED_SHAPE = {
+  names: ['Lock', 'LockManager'],
+  lengths: [0, 0],
+  nameDescriptor: { value: 'Lock', writable: false, enumerable: false, configurable: true },
+  lengthDescriptor: { value: 0, writable: false, enumerable: false, configurable: true },
+  constructors: ['TypeError', 'TypeError', 'TypeError'],
+  getter: ['get locks', 0, true, true, true],
+  onNavigator: 'the manager',
+  onObject: 'TypeError',
+  onPrototype: 'TypeError',
+  onUndefined: 'TypeError',
+  onGlobal: 'TypeError',
+  onInheritor: 'TypeError',
+  viaNavigator: true,
+};
+
+for (const impl of IMPLS) {
+  describe(`${impl}: edges`, () => {
+    const sessions = freshSessions(() => env, impl);
+    const fresh = sessions.fresh;
+    after(() => sessions.close());
+
+    it('WebIDL shape in a window (minified build): names, lengths, brand-checked locks getter', async () => {
+      const [page] = await fresh(1);
+      assert.deepEqual(await page.evaluate(SHAPE), EXPECTED_SHAPE);
+      assert.deepEqual(sessions.current.errors, []);
+    });
+
+    it('WebIDL shape in a dedicated worker', async () => {
+      const [page] = await fresh(1);
+      await page.evaluate(() => T.spawn('w'));
+      await until(page, 'worker-ready');
+      await page.evaluate((code) => T.tell('w', { cmd: 'eval', key: 'shape', code }), SHAPE);
+      const entry = await page
+        .waitForFunction(() => T.log.find((e) => e.startsWith('worker-eval:shape:')))
+        .then((h) => h.jsonValue());
+      assert.deepEqual(JSON.parse(entry.slice('worker-eval:shape:'.length)), EXPECTED_SHAPE);
+    });
+
+    it('a dedicated worker from a blob: URL that importScripts the global build by absolute URL', async () => {
+      const [page] = await fresh(1);
+      await page.evaluate(
+        ({ polyfill, script }) => {
+          const source = `
+            if (${polyfill}) {
+              delete WorkerNavigator.prototype.locks;
+              delete self.LockManager;
+              delete self.Lock;
+              importScripts(${JSON.stringify(script)});
+            }
+            let release;
+            onmessage = ({ data }) => {
+              if (data === 'hold') {
+                navigator.locks.request('blob-res', () => {
+                  postMessage('blob-held');
+                  return new Promise((r) => (release = r));
+                });
+              } else if (data === 'release') {
+                release();
+              }
+            };
+            postMessage('blob-ready:' + typeof WebLocksPolyfill);
+          `;
+          const url = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+          const worker = new Worker(url);
+          worker.onmessage = (event) => T.log.push(event.data);
+          worker.onerror = (event) => T.log.push(`blob-error:${event.message}`);
+          T.workers.blob = worker;
+        },
+        { polyfill: impl === 'polyfill', script: new URL('/dist/web-locks.global.js', env.origin).href },
+      );
+      const ready = await page
+        .waitForFunction(() => T.log.find((e) => e.startsWith('blob-')))
+        .then((h) => h.jsonValue());
+      assert.equal(ready, `blob-ready:${impl === 'polyfill' ? 'object' : 'undefined'}`);
+      await page.evaluate(() => T.tell('blob', 'hold'));
+      await until(page, 'blob-held');
+      // The window is excluded while the worker holds the lock, and is its own client.
+      const free = await page.evaluate(() => navigator.locks.request('blob-res', { ifAvailable: true }, (l) => l));
+      assert.equal(free, null, "the worker's lock excludes the window");
+      await hold(page, 'p', 'blob-res');
+      const state = await query(page);
+      assert.equal(state.held.length, 1);
+      assert.equal(state.pending.length, 1);
+      assert.notEqual(state.held[0][2], state.pending[0][2], 'the worker is its own client');
+      await page.evaluate(() => T.tell('blob', 'release'));
+      await until(page, 'granted:p:blob-res:exclusive');
+      assert.ok(!(await page.evaluate(() => T.log)).some((e) => e.startsWith('blob-error')));
+    });
+
+    it("a tab busy in a 3 s long task does not delay another tab's first request()", async () => {
+      const [host] = await fresh(1);
+      await query(host); // for the polyfill: the host tab starts the lock worker
+      const b = await sessions.current.page();
+      await sleep(1000); // b has loaded (and installed) well before the long task
+      await host.evaluate(() => {
+        setTimeout(() => {
+          window.busy = [Date.now()];
+          while (Date.now() < window.busy[0] + 3000);
+          window.busy.push(Date.now());
+        }, 0);
+      });
+      await sleep(300);
+      const [asked, granted] = await b.evaluate(
+        () =>
+          new Promise((resolve) => {
+            const t0 = Date.now();
+            navigator.locks.request('first', () => resolve([t0, Date.now()]));
+          }),
+      );
+      const [from, to] = await host.evaluate(() => window.busy);
+      assert.ok(from <= asked && asked < to, 'the request was made during the long task');
+      const latency = granted - asked;
+      console.log(`# ${impl}: first request() while the worker's host tab is busy: granted in ${latency} ms`);
+      assert.ok(latency < 1500, `granted after ${latency} ms`);
+    });
+  });
+}
+
+// Records, in page order, the context's IndexedDB opens of its liveness database and the
+// hello/watch messages it posts; `mode` makes those opens fail: 'error' (an error event: a
+// lower version than the database has) or 'throw' (IndexedDB unusable).
+function recordProtocol(mode) {
+  const seen = (globalThis.__protocol = []);
+  const ours = (name) => typeof name === 'string' && name.startsWith('web-locks-client-');
+  const open = IDBFactory.prototype.open;
+  if (mode === 'error') open.call(indexedDB, 'edges-higher', 2);
+  IDBFactory.prototype.open = function (name, version) {
+    if (!ours(name)) return open.call(this, name, version);
+    seen.push(`open:${name}`);
+    if (mode === 'throw') throw new DOMException('blocked', 'SecurityError');
+    return mode === 'error' ? open.call(this, 'edges-higher', 1) : open.call(this, name, version);
+  };
+  const post = MessagePort.prototype.postMessage;
+  MessagePort.prototype.postMessage = function (message, ...rest) {
+    if (message && (message.type === 'hello' || message.type === 'watch')) {
+      seen.push(`${message.type}:${'db' in message ? message.db : '-'}`);
+    }
+    return post.call(this, message, ...rest);
+  };
+}
+
+describe('polyfill: edges', () => {
+  const sessions = freshSessions(() => env, 'polyfill');
+  after(() => sessions.close());
+
+  for (const mode of ['success', 'error', 'throw']) {
+    it(`protocol at install, database open ${mode === 'throw' ? 'throws' : mode === 'error' ? 'fails' : 'succeeds'}: open, hello, watch`, async () => {
+      const session = await newSession(env, 'polyfill');
+      try {
+        await session.context.addInitScript(recordProtocol, mode);
+        const page = await session.page();
+        await page.waitForFunction(() => __protocol.some((e) => e.startsWith('watch:')));
+        await sleep(200); // nothing more is sent
+        const seen = await page.evaluate(() => __protocol);
+        const db = seen[0].slice('open:'.length);
+        const expected = {
+          success: [`open:${db}`, `hello:${db}`, `watch:${db}`],
+          error: [`open:${db}`, `hello:${db}`, 'watch:-'],
+          throw: [`open:${db}`, 'hello:-', 'watch:-'],
+        }[mode];
+        assert.deepEqual(seen, expected);
+        // Connected at install: no request needed. (With a failed database the current worker
+        // refuses the db-less watch, and serves the context anyway.)
+        assert.equal(await page.evaluate(() => navigator.locks.request('p', (l) => l.name)), 'p');
+      } finally {
+        await session.close();
+      }
+    });
+  }
+
+  // Tab V starts the lock worker and holds a lock; tab A, open but not yet connected (it
+  // loaded the package without installing it), creates its lock manager the moment V's
+  // renderer crashes, taking the worker with it: A's first port can reach the dying worker
+  // and never be answered. A must still get the lock, from a new worker.
+  it('a client that first connects as the worker dies with its tab is served by a new worker', async () => {
+    const times = [];
+    for (let round = 0; round < 5; round++) {
+      const [v] = await sessions.fresh(1);
+      await hold(v, 'v', 'x');
+      await until(v, 'granted:v:x:exclusive');
+      const a = await sessions.current.context.newPage();
+      await a.goto(`${env.origin}/tests/e2e/page.html?impl=none`);
+      await a.waitForFunction(() => window.T && window.T.ready);
+      await a.evaluate(async () => {
+        window.P = await import('/dist/index.js');
+      });
+      const cdp = await sessions.current.context.newCDPSession(v);
+      // A connects right after the crash command, before the browser has noticed the crash
+      // (connecting after that reaches a new worker at once).
+      cdp.send('Page.crash').catch(() => {});
+      const ms = await a.evaluate(
+        () =>
+          new Promise((resolve) => {
+            const t0 = performance.now();
+            P.createLockManager().request('x', () => resolve(Math.round(performance.now() - t0)));
+            setTimeout(() => resolve(null), 20_000);
+          }),
+      );
+      assert.notEqual(ms, null, `round ${round}: not granted within 20 s`);
+      times.push(ms);
+    }
+    // A port that reached the dying worker is replaced after the 1 s watchdog; the others
+    // reached a new worker at once.
+    const swallowed = times.filter((ms) => ms >= 1000).length;
+    console.log(
+      `# polyfill: first connection during the worker's death → granted: ${summary(times)}` +
+        ` (${swallowed} of ${times.length} rounds reached the dying worker)`,
+    );
+  });
+});
