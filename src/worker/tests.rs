@@ -385,7 +385,9 @@ async fn names_keep_lone_surrogates_both_ways() {
 async fn requests_wait_for_watch_and_for_the_survey() {
     let hub = Driver::new("test-epoch");
     let weak = Rc::downgrade(&hub);
-    with(&weak, |d| d.service().handle_lifeline(Some("test-lifeline")));
+    with(&weak, |d| {
+        d.service().handle_lifeline(Some("test-lifeline"))
+    });
     let a = Context::hello(&hub, "a").await;
     a.request(1, "x", &[("ifAvailable", true.into())]);
     a.send(&[("type", "query".into()), ("id", 2.into())]);
