@@ -34,6 +34,8 @@ struct Serving {
 
 thread_local! {
     static SERVING: RefCell<Option<Serving>> = const { RefCell::new(None) };
+    /// In-realm services (see [`serve_local`]), kept for the realm's life.
+    static LOCAL: RefCell<Vec<Rc<RefCell<Driver>>>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A fresh identity for this worker (its lifeline database is named after it).
@@ -43,6 +45,21 @@ fn new_epoch() -> String {
         .rev()
         .map(|i| char::from_digit(((n >> (4 * i)) & 0xf) as u32, 16).unwrap_or('0'))
         .collect()
+}
+
+/// An in-process lock service for one realm (`createLockManager({ local: true })`, the
+/// `local` entry): no SharedWorker, no IndexedDB, no survivors to wait for; `port` is the
+/// worker's end of a MessageChannel whose other end the realm's glue speaks protocol v2 on.
+/// It coordinates only the contexts that reach this port.
+#[wasm_bindgen]
+pub fn serve_local(port: MessagePort) {
+    let driver = Driver::new("local");
+    with(&Rc::downgrade(&driver), |d| {
+        d.service().handle_lifeline(None);
+        d.service().handle_survey(Vec::new());
+        d.connect(port);
+    });
+    LOCAL.with(|local| local.borrow_mut().push(driver));
 }
 
 /// Starts serving: `early_ports` connected before the wasm was ready; later ones arrive
