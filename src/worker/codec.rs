@@ -1,30 +1,12 @@
-//! JS values ⇄ protocol messages (src/protocol.rs). Messages are read with
-//! serde-wasm-bindgen as one flat record; names stay JS strings until they are read as
-//! UTF-16 code units, so no lone surrogate is ever replaced.
+//! JS values ⇄ protocol messages (src/protocol.rs), read and written field by field with
+//! `Reflect` (no serde machinery, no formatting in the module). Names stay JS strings until
+//! they are read as UTF-16 code units, so no lone surrogate is ever replaced.
 
 use js_sys::{Array, JsString, Object, Reflect};
-use serde::Deserialize;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::core::Mode;
 use crate::protocol::{ClientMessage, LockInfo, WorkerMessage, VERSION};
-
-/// Every field any message has; which ones are required depends on `type`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Wire {
-    v: Option<u32>,
-    #[serde(rename = "type")]
-    kind: Option<String>,
-    id: Option<u32>,
-    client_id: Option<String>,
-    db: Option<String>,
-    #[serde(default, with = "serde_wasm_bindgen::preserve")]
-    name: JsValue,
-    mode: Option<String>,
-    if_available: Option<bool>,
-    steal: Option<bool>,
-}
 
 pub(crate) enum Decoded {
     Message(ClientMessage),
@@ -35,37 +17,62 @@ pub(crate) enum Decoded {
 /// A message that could not be accepted: the request id to answer, when one was read.
 pub(crate) type Refused = (Option<u32>, &'static str);
 
+/// One message's fields, each read once.
+struct Fields<'a>(&'a JsValue);
+
+impl Fields<'_> {
+    fn get(&self, key: &str) -> JsValue {
+        Reflect::get(self.0, &key.into()).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// An optional field: absent (undefined or null) → `Ok(None)`, mistyped → `Err`.
+    fn opt<T>(&self, key: &str, read: impl Fn(&JsValue) -> Option<T>) -> Result<Option<T>, ()> {
+        let value = self.get(key);
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        read(&value).map(Some).ok_or(())
+    }
+}
+
+/// A u32 (ids, the version): an integral number in range.
+fn read_u32(value: &JsValue) -> Option<u32> {
+    let n = value.as_f64()?;
+    (n >= 0.0 && n <= f64::from(u32::MAX) && n == (n as u32) as f64).then_some(n as u32)
+}
+
 pub(crate) fn decode(data: &JsValue) -> Result<Decoded, Refused> {
-    let wire: Wire =
-        serde_wasm_bindgen::from_value(data.clone()).map_err(|_| (None, "malformed message"))?;
-    let id = wire.id;
-    if wire.v != Some(VERSION) {
+    if !data.is_object() || Array::is_array(data) {
+        return Err((None, "malformed message"));
+    }
+    let fields = Fields(data);
+    let id = fields.opt("id", read_u32).map_err(|_| (None, "malformed id"))?;
+    if fields.opt("v", read_u32) != Ok(Some(VERSION)) {
         return Err((id, "unsupported protocol version"));
     }
+    let malformed = |_| (id, "malformed message");
+    let kind = fields.opt("type", JsValue::as_string).map_err(malformed)?;
     let need_id = || id.ok_or((None, "missing id"));
-    let name = || decode_name(&wire.name).ok_or((id, "name must be a string"));
-    let mode = || match wire.mode.as_deref() {
+    let text = |key| fields.opt(key, JsValue::as_string).map_err(malformed);
+    let flag = |key| Ok(fields.opt(key, JsValue::as_bool).map_err(malformed)?.unwrap_or(false));
+    let name = || decode_name(&fields.get("name")).ok_or((id, "name must be a string"));
+    let mode = || match fields.get("mode").as_string().as_deref() {
         Some("exclusive") => Ok(Mode::Exclusive),
         Some("shared") => Ok(Mode::Shared),
         _ => Err((id, "mode must be \"exclusive\" or \"shared\"")),
     };
-    let message = match wire.kind.as_deref() {
+    let message = match kind.as_deref() {
         Some("hello") => ClientMessage::Hello {
-            client_id: wire
-                .client_id
-                .clone()
-                .ok_or((None, "hello without clientId"))?,
-            db: wire.db.clone(),
+            client_id: text("clientId")?.ok_or((None, "hello without clientId"))?,
+            db: text("db")?,
         },
-        Some("watch") => ClientMessage::Watch {
-            db: wire.db.clone(),
-        },
+        Some("watch") => ClientMessage::Watch { db: text("db")? },
         Some("request") => ClientMessage::Request {
             id: need_id()?,
             name: name()?,
             mode: mode()?,
-            if_available: wire.if_available.unwrap_or(false),
-            steal: wire.steal.unwrap_or(false),
+            if_available: flag("ifAvailable")?,
+            steal: flag("steal")?,
         },
         Some("reclaim") => ClientMessage::Reclaim {
             id: need_id()?,
