@@ -131,18 +131,26 @@ impl Model {
         }
     }
 
-    /// §2.6, as one step: remove everything of the client, then process in name order.
+    /// §2.6, as one step: remove everything of the client, then process the affected
+    /// queues in the order of the client's first request on each.
     fn client_gone(&mut self, client: u32) {
-        let mut affected = BTreeSet::new();
-        for (name, q) in self.queues.iter_mut() {
-            let before = q.len();
-            q.retain(|r| r.client != client);
-            if q.len() != before {
-                affected.insert(name.clone());
+        let mut mine: Vec<(u64, Name)> = self
+            .queues
+            .values()
+            .flatten()
+            .chain(&self.held)
+            .filter(|r| r.client == client)
+            .map(|r| (r.id, r.name.clone()))
+            .collect();
+        mine.sort();
+        let mut affected: Vec<Name> = Vec::new();
+        for (_, name) in mine {
+            if !affected.contains(&name) {
+                affected.push(name);
             }
         }
-        for l in self.held.iter().filter(|l| l.client == client) {
-            affected.insert(l.name.clone());
+        for q in self.queues.values_mut() {
+            q.retain(|r| r.client != client);
         }
         self.held.retain(|l| l.client != client);
         for name in affected {

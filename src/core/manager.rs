@@ -3,63 +3,37 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use super::id_hash::IdMap;
 
-use super::resource::{GrantSeq, QueueKey, Resource, Slot};
+use super::resource::{push_back, push_front, unlink, Ends, Entry, List, Resource};
 use super::types::{
     AbortOutcome, Action, ClientId, Flavor, LockInfo, Mode, ReleaseOutcome, RequestError,
     RequestId, RequestState, Snapshot, Stats,
 };
 
-/// Where a live request is: in its name's queue, or in the held lock set.
-#[derive(Clone, Copy, Debug)]
-enum Place {
-    Pending(QueueKey),
-    Held(GrantSeq),
-}
-
-#[derive(Debug)]
-struct Entry {
-    client: ClientId,
-    name: Rc<[u16]>,
-    place: Place,
-}
-
 /// The lock manager of one origin. See the [module docs](super) for how to drive it.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct LockManager {
     /// §2.5 lock request queue map together with the held lock set, split by name.
     /// A name is present only while it has a holder or a queued request.
     resources: FxHashMap<Rc<[u16]>, Resource>,
-    /// Every pending or held request by id, so release and abort find it without a scan.
+    /// Every pending or held request by id, with its links (see `resource.rs`).
     entries: IdMap<Entry>,
-    /// Each client's live requests, for §2.6.
-    clients: FxHashMap<ClientId, FxHashSet<RequestId>>,
+    /// Each client's live requests in request order, for §2.6.
+    clients: FxHashMap<ClientId, Ends>,
+    /// Every pending request in request order, and the held lock set in grant order.
+    pending: Ends,
+    held: Ends,
     actions: VecDeque<Action>,
-    next_back: QueueKey,
-    next_front: QueueKey,
-    next_grant: GrantSeq,
-}
-
-impl Default for LockManager {
-    fn default() -> Self {
-        Self::new()
-    }
+    /// Counts §2.6 sweeps, to visit each affected name once without a set.
+    sweeps: u64,
 }
 
 impl LockManager {
     pub fn new() -> Self {
-        LockManager {
-            resources: FxHashMap::default(),
-            entries: IdMap::default(),
-            clients: FxHashMap::default(),
-            actions: VecDeque::new(),
-            next_back: 0,
-            next_front: -1,
-            next_grant: 0,
-        }
+        Self::default()
     }
 
     // ----- Inputs --------------------------------------------------------------------------
@@ -81,26 +55,19 @@ impl LockManager {
         // Steps 3.1–3.3: get the lock request queue for name (and its held locks).
         let name = self.intern(name);
         let resource = self.resources.get_mut(&name).expect("interned");
-        let slot = Slot {
-            request: id,
-            client,
-            mode,
-        };
-        let key = match flavor {
+        match flavor {
             Flavor::Steal => {
                 // Step 3.4.1: remove every held lock of this name; reject its released promise.
-                for (_, holder) in std::mem::take(&mut resource.held) {
-                    self.entries.remove(&holder.request);
-                    forget(&mut self.clients, holder.client, holder.request);
+                let mut next = resource.held.head;
+                resource.clear_holders();
+                while let Some(holder) = next {
+                    next = self.entries[&holder].next(List::Name);
+                    let gone = self.forget(holder);
                     self.actions.push_back(Action::Stolen {
-                        client: holder.client,
-                        request: holder.request,
+                        client: gone.client,
+                        request: holder,
                     });
                 }
-                // Step 3.4.2: prepend request in queue.
-                let key = self.next_front;
-                self.next_front -= 1;
-                key
             }
             // Step 3.5.1: ifAvailable and not grantable: callback gets null, nothing queued.
             Flavor::IfAvailable if !resource.grantable_now(mode) => {
@@ -110,15 +77,20 @@ impl LockManager {
                 });
                 return Ok(());
             }
-            Flavor::IfAvailable | Flavor::Queue => {
-                // Step 3.5.2: enqueue request in queue.
-                let key = self.next_back;
-                self.next_back += 1;
-                key
-            }
-        };
-        resource.queue.insert(key, slot);
-        self.track(id, client, name.clone(), Place::Pending(key));
+            Flavor::IfAvailable | Flavor::Queue => {}
+        }
+        self.entries.insert(id, Entry::new(client, name.clone(), mode));
+        let resource = self.resources.get_mut(&name).expect("interned");
+        if flavor == Flavor::Steal {
+            // Step 3.4.2: prepend request in queue.
+            push_front(&mut self.entries, &mut resource.queue, id, List::Name);
+        } else {
+            // Step 3.5.2: enqueue request in queue.
+            push_back(&mut self.entries, &mut resource.queue, id, List::Name);
+        }
+        push_back(&mut self.entries, &mut self.pending, id, List::Order);
+        let of_client = self.clients.entry(client).or_default();
+        push_back(&mut self.entries, of_client, id, List::Client);
         // Step 3.6: process the lock request queue.
         self.process(&name);
         Ok(())
@@ -126,20 +98,14 @@ impl LockManager {
 
     /// §4.2 release the lock `id` (its waiting promise settled).
     pub fn release(&mut self, id: RequestId) -> ReleaseOutcome {
-        let seq = match self.entries.get(&id) {
+        match self.entries.get(&id) {
             None => return ReleaseOutcome::Unknown,
-            Some(Entry {
-                place: Place::Pending(_),
-                ..
-            }) => return ReleaseOutcome::NotHeld,
-            Some(Entry {
-                place: Place::Held(seq),
-                ..
-            }) => *seq,
-        };
-        let entry = self.take_entry(id);
+            Some(entry) if !entry.held => return ReleaseOutcome::NotHeld,
+            Some(_) => {}
+        }
         // Steps 2–6: remove lock from the held lock set.
-        self.resource(&entry.name).held.remove(&seq);
+        let entry = self.forget(id);
+        self.resource(&entry.name).remove_holder();
         // Step 7: process the lock request queue.
         self.process(&entry.name);
         ReleaseOutcome::Released
@@ -147,20 +113,13 @@ impl LockManager {
 
     /// §4.3 abort the request `id` (its signal aborted before it was granted).
     pub fn abort(&mut self, id: RequestId) -> AbortOutcome {
-        let key = match self.entries.get(&id) {
+        match self.entries.get(&id) {
             None => return AbortOutcome::Unknown,
-            Some(Entry {
-                place: Place::Held(_),
-                ..
-            }) => return AbortOutcome::AlreadyHeld,
-            Some(Entry {
-                place: Place::Pending(key),
-                ..
-            }) => *key,
-        };
-        let entry = self.take_entry(id);
+            Some(entry) if entry.held => return AbortOutcome::AlreadyHeld,
+            Some(_) => {}
+        }
         // Steps 2–6: remove request from queue.
-        self.resource(&entry.name).queue.remove(&key);
+        let entry = self.forget(id);
         // Step 7: process the lock request queue (the next request may now be grantable).
         self.process(&entry.name);
         AbortOutcome::Removed
@@ -169,30 +128,29 @@ impl LockManager {
     /// §2.6 terminate remaining locks and requests of `client`, as one step: step 1 (abort
     /// every request) and step 2 (release every lock) both happen before any queue is
     /// processed, so none of the client's own requests is granted on its way out. Affected
-    /// queues are then processed in name order.
+    /// queues are then processed in the order of the client's first request on each.
     pub fn client_gone(&mut self, client: ClientId) {
-        let Some(ids) = self.clients.remove(&client) else {
+        let Some(of_client) = self.clients.remove(&client) else {
             return;
         };
-        let mut ids: Vec<RequestId> = ids.into_iter().collect();
-        ids.sort_unstable();
-        let mut affected = Vec::with_capacity(ids.len());
-        for id in ids {
-            let entry = self
-                .entries
-                .remove(&id)
-                .expect("client's request has an entry");
+        self.sweeps += 1;
+        let mut affected = Vec::new();
+        let mut next = of_client.head;
+        while let Some(id) = next {
+            next = self.entries[&id].next(List::Client);
+            // Step 1.1: abort the request (§4.3 step 6) / step 2.1: release the lock (§4.2
+            // step 6). The client's own list is dropped whole.
+            let entry = self.unlink_from_name_and_order(id);
+            let sweep = self.sweeps;
             let resource = self.resource(&entry.name);
-            match entry.place {
-                // Step 1.1: abort the request (§4.3 step 6).
-                Place::Pending(key) => resource.queue.remove(&key),
-                // Step 2.1: release the lock (§4.2 step 6).
-                Place::Held(seq) => resource.held.remove(&seq),
-            };
-            affected.push(entry.name);
+            if entry.held {
+                resource.remove_holder();
+            }
+            if resource.swept != sweep {
+                resource.swept = sweep;
+                affected.push(entry.name);
+            }
         }
-        affected.sort_unstable();
-        affected.dedup();
         // §4.3 step 7 / §4.2 step 7 for every affected queue.
         for name in affected {
             self.process(&name);
@@ -216,21 +174,13 @@ impl LockManager {
             return Err(RequestError::DuplicateId);
         }
         let name = self.intern(name);
-        let resource = self.resources.get_mut(&name).expect("interned");
-        if !resource.compatible(mode) {
+        if !self.resources[&name].compatible(mode) {
             return Err(RequestError::Conflict);
         }
-        let seq = self.next_grant;
-        self.next_grant += 1;
-        resource.held.insert(
-            seq,
-            Slot {
-                request: id,
-                client,
-                mode,
-            },
-        );
-        self.track(id, client, name, Place::Held(seq));
+        self.entries.insert(id, Entry::new(client, name.clone(), mode));
+        let of_client = self.clients.entry(client).or_default();
+        push_back(&mut self.entries, of_client, id, List::Client);
+        self.hold(id, &name);
         Ok(())
     }
 
@@ -241,34 +191,19 @@ impl LockManager {
     /// request order across names (within a name that is queue order, since the only
     /// requests placed out of order, steals, are granted in the step that queues them).
     pub fn snapshot(&self) -> Snapshot<'_> {
-        let mut held = Vec::new();
-        let mut pending = Vec::new();
-        for (name, resource) in &self.resources {
-            let info = |slot: &Slot| LockInfo {
-                name,
-                mode: slot.mode,
-                client: slot.client,
-                request: slot.request,
-            };
-            // Step 3: each queue's requests.
-            pending.extend(resource.queue.iter().map(|(key, slot)| (*key, info(slot))));
-            // Step 5: the held lock set.
-            held.extend(resource.held.iter().map(|(seq, slot)| (*seq, info(slot))));
-        }
-        held.sort_unstable_by_key(|(seq, _)| *seq);
-        pending.sort_unstable_by_key(|(key, _)| *key);
         Snapshot {
-            held: held.into_iter().map(|(_, info)| info).collect(),
-            pending: pending.into_iter().map(|(_, info)| info).collect(),
+            held: self.walk(self.held.head),
+            pending: self.walk(self.pending.head),
         }
     }
 
     /// Whether request `id` is pending or held, and by which client.
     pub fn state(&self, id: RequestId) -> Option<(ClientId, RequestState)> {
         self.entries.get(&id).map(|entry| {
-            let state = match entry.place {
-                Place::Pending(_) => RequestState::Pending,
-                Place::Held(_) => RequestState::Held,
+            let state = if entry.held {
+                RequestState::Held
+            } else {
+                RequestState::Pending
             };
             (entry.client, state)
         })
@@ -309,62 +244,99 @@ impl LockManager {
             .expect("a live request's name has a resource")
     }
 
-    /// Indexes a new live request by id and by client.
-    fn track(&mut self, id: RequestId, client: ClientId, name: Rc<[u16]>, place: Place) {
-        self.entries.insert(
-            id,
-            Entry {
-                client,
-                name,
-                place,
-            },
-        );
-        self.clients.entry(client).or_default().insert(id);
+    /// The entries of an order list, from `head`.
+    fn walk(&self, head: Option<RequestId>) -> Vec<LockInfo<'_>> {
+        let mut infos = Vec::new();
+        let mut next = head;
+        while let Some(id) = next {
+            let entry = &self.entries[&id];
+            infos.push(LockInfo {
+                name: &entry.name,
+                mode: entry.mode,
+                client: entry.client,
+                request: id,
+            });
+            next = entry.next(List::Order);
+        }
+        infos
     }
 
-    fn take_entry(&mut self, id: RequestId) -> Entry {
-        let entry = self.entries.remove(&id).expect("checked by caller");
-        forget(&mut self.clients, entry.client, id);
-        entry
+    /// Takes a live request off its name's list and the manager-wide list (not its
+    /// client's) and drops its entry.
+    fn unlink_from_name_and_order(&mut self, id: RequestId) -> Entry {
+        let (held, name) = {
+            let entry = &self.entries[&id];
+            (entry.held, entry.name.clone())
+        };
+        let resource = self
+            .resources
+            .get_mut(&name)
+            .expect("a live request's name has a resource");
+        let (of_name, order) = if held {
+            (&mut resource.held, &mut self.held)
+        } else {
+            (&mut resource.queue, &mut self.pending)
+        };
+        unlink(&mut self.entries, of_name, id, List::Name);
+        unlink(&mut self.entries, order, id, List::Order);
+        self.entries.remove(&id).expect("checked above")
+    }
+
+    /// Takes a live request off all its lists and drops its entry (holder counts are the
+    /// caller's).
+    fn forget(&mut self, id: RequestId) -> Entry {
+        let client = self.entries[&id].client;
+        if let Some(of_client) = self.clients.get_mut(&client) {
+            unlink(&mut self.entries, of_client, id, List::Client);
+            if of_client.is_empty() {
+                self.clients.remove(&client);
+            }
+        }
+        self.unlink_from_name_and_order(id)
+    }
+
+    /// Steps 2.3–2.13 of §4.4 (or a reclaim): `id`, unlisted on its name and the order lists,
+    /// becomes a lock, appended to the held lock set.
+    fn hold(&mut self, id: RequestId, name: &[u16]) {
+        let entry = self.entries.get_mut(&id).expect("a new lock has an entry");
+        entry.held = true;
+        let mode = entry.mode;
+        let resource = self
+            .resources
+            .get_mut(name)
+            .expect("a live request's name has a resource");
+        resource.add_holder(mode);
+        push_back(&mut self.entries, &mut resource.held, id, List::Name);
+        push_back(&mut self.entries, &mut self.held, id, List::Order);
     }
 
     /// §4.4 process the lock request queue of `name`; then drop the name if nothing is
     /// left in it, so memory returns to zero.
     fn process(&mut self, name: &[u16]) {
-        let resource = self.resources.get_mut(name).expect("processed names exist");
-        // Step 2.1: stop at the first request that is not grantable (only a head can be).
-        // Step 2.2: remove it from the queue.
-        while let Some(slot) = resource.pop_grantable() {
-            // Steps 2.3–2.13: a new lock, appended to the held lock set.
-            let seq = self.next_grant;
-            self.next_grant += 1;
-            resource.held.insert(seq, slot);
-            if let Some(entry) = self.entries.get_mut(&slot.request) {
-                entry.place = Place::Held(seq);
+        loop {
+            let resource = self.resources.get_mut(name).expect("processed names exist");
+            // Step 2.1: stop at the first request that is not grantable (only a head can be).
+            let Some(head) = resource.queue.head else {
+                break;
+            };
+            let entry = &self.entries[&head];
+            if !resource.compatible(entry.mode) {
+                break;
             }
+            let client = entry.client;
+            // Step 2.2: remove it from the queue.
+            unlink(&mut self.entries, &mut resource.queue, head, List::Name);
+            unlink(&mut self.entries, &mut self.pending, head, List::Order);
+            // Steps 2.3–2.13: a new lock, appended to the held lock set.
+            self.hold(head, name);
             // Step 2.14: the driver runs the callback in the requesting context.
             self.actions.push_back(Action::Granted {
-                client: slot.client,
-                request: slot.request,
+                client,
+                request: head,
             });
         }
-        self.drop_if_empty(name);
-    }
-
-    /// Forgets `name` once nothing is held or queued under it, so memory returns to zero.
-    fn drop_if_empty(&mut self, name: &[u16]) {
         if self.resources.get(name).is_some_and(Resource::is_empty) {
             self.resources.remove(name);
         }
-    }
-}
-
-fn forget(
-    clients: &mut FxHashMap<ClientId, FxHashSet<RequestId>>,
-    client: ClientId,
-    id: RequestId,
-) {
-    if let Some(ids) = clients.get_mut(&client) {
-        ids.remove(&id);
     }
 }

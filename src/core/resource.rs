@@ -1,41 +1,143 @@
-//! The state of one resource name: its lock request queue (§2.5) and its slice of the
-//! held lock set (§2.4).
+//! The orders the spec keeps, as intrusive doubly linked lists threaded through the live
+//! requests (no tree, no sort): each request is on three lists at once —
+//!
+//! - its name's lock request queue (§2.5) while pending, or its name's slice of the held
+//!   lock set (§2.4) once granted;
+//! - the manager-wide list of pending requests in request order, or of held locks in grant
+//!   order (what §4.5's snapshot reports);
+//! - its client's requests in request order (what §2.6 walks).
+//!
+//! Every operation is O(1) given the request's entry; links are request ids, resolved in the
+//! manager's id map.
 
-use std::collections::BTreeMap;
-
+use super::id_hash::IdMap;
 use super::types::{ClientId, Mode, RequestId};
 
-/// Position of a request in its queue. Appends take increasing positive keys, prepends
-/// (steal, §4.1 step 3.4.2) decreasing negative ones, so key order is queue order.
-pub(crate) type QueueKey = i64;
+pub(crate) type Link = Option<RequestId>;
 
-/// Order in which locks were granted; the held "set" is ordered by it.
-pub(crate) type GrantSeq = u64;
-
-/// A request or lock as its name's tables see it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Slot {
-    pub(crate) request: RequestId,
-    pub(crate) client: ClientId,
-    pub(crate) mode: Mode,
+/// A request's neighbours on one list.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Links {
+    prev: Link,
+    next: Link,
 }
 
+/// Which of a request's three lists.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum List {
+    /// Its name's queue or held locks.
+    Name,
+    /// The manager-wide pending list or held list.
+    Order,
+    /// Its client's requests.
+    Client,
+}
+
+/// The first and last request of a list.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Ends {
+    pub(crate) head: Link,
+    tail: Link,
+}
+
+impl Ends {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.head.is_none()
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Entry {
+    pub(crate) client: ClientId,
+    pub(crate) name: std::rc::Rc<[u16]>,
+    pub(crate) mode: Mode,
+    pub(crate) held: bool,
+    links: [Links; 3],
+}
+
+impl Entry {
+    pub(crate) fn new(client: ClientId, name: std::rc::Rc<[u16]>, mode: Mode) -> Entry {
+        Entry {
+            client,
+            name,
+            mode,
+            held: false,
+            links: [Links::default(); 3],
+        }
+    }
+
+    /// The next request on `list` after this one.
+    pub(crate) fn next(&self, list: List) -> Link {
+        self.links[list as usize].next
+    }
+}
+
+fn links(entries: &mut IdMap<Entry>, id: RequestId, list: List) -> &mut Links {
+    &mut entries
+        .get_mut(&id)
+        .expect("a linked request has an entry")
+        .links[list as usize]
+}
+
+/// Appends `id` (whose entry exists) to `ends`.
+pub(crate) fn push_back(entries: &mut IdMap<Entry>, ends: &mut Ends, id: RequestId, list: List) {
+    *links(entries, id, list) = Links {
+        prev: ends.tail,
+        next: None,
+    };
+    match ends.tail {
+        Some(tail) => links(entries, tail, list).next = Some(id),
+        None => ends.head = Some(id),
+    }
+    ends.tail = Some(id);
+}
+
+/// Prepends `id` (whose entry exists) to `ends`.
+pub(crate) fn push_front(entries: &mut IdMap<Entry>, ends: &mut Ends, id: RequestId, list: List) {
+    *links(entries, id, list) = Links {
+        prev: None,
+        next: ends.head,
+    };
+    match ends.head {
+        Some(head) => links(entries, head, list).prev = Some(id),
+        None => ends.tail = Some(id),
+    }
+    ends.head = Some(id);
+}
+
+/// Removes `id` (whose entry exists) from `ends`.
+pub(crate) fn unlink(entries: &mut IdMap<Entry>, ends: &mut Ends, id: RequestId, list: List) {
+    let Links { prev, next } = std::mem::take(links(entries, id, list));
+    match prev {
+        Some(prev) => links(entries, prev, list).next = next,
+        None => ends.head = next,
+    }
+    match next {
+        Some(next) => links(entries, next, list).prev = prev,
+        None => ends.tail = prev,
+    }
+}
+
+/// One resource name: its lock request queue (§2.5) and its slice of the held lock set.
 #[derive(Debug, Default)]
 pub(crate) struct Resource {
-    /// §2.5 lock request queue for this name.
-    pub(crate) queue: BTreeMap<QueueKey, Slot>,
-    /// The locks of the held lock set whose name is this name, in grant order.
-    pub(crate) held: BTreeMap<GrantSeq, Slot>,
+    pub(crate) queue: Ends,
+    pub(crate) held: Ends,
+    /// How many locks of this name are held, and their mode (all share it: an exclusive
+    /// holder is always alone).
+    holders: u32,
+    holder_mode: Option<Mode>,
+    /// The last §2.6 sweep that found this name affected (see `client_gone`).
+    pub(crate) swept: u64,
 }
 
 impl Resource {
     /// §2.5 grantable, steps 8–9: can a lock of `mode` join the current holders?
     /// (Step 7, "first in the queue", is the caller's to check.)
     pub(crate) fn compatible(&self, mode: Mode) -> bool {
-        match self.held.values().next() {
+        match self.holder_mode {
             None => true,
-            // An exclusive holder is always the only holder, so the first tells all.
-            Some(holder) => mode == Mode::Shared && holder.mode == Mode::Shared,
+            Some(holders) => mode == Mode::Shared && holders == Mode::Shared,
         }
     }
 
@@ -45,17 +147,25 @@ impl Resource {
         self.queue.is_empty() && self.compatible(mode)
     }
 
-    /// §4.4 step 2.1–2.2: take the head of the queue if it is grantable.
-    pub(crate) fn pop_grantable(&mut self) -> Option<Slot> {
-        let head = self.queue.first_key_value()?.1;
-        if self.compatible(head.mode) {
-            self.queue.pop_first().map(|(_, slot)| slot)
-        } else {
-            None
+    pub(crate) fn add_holder(&mut self, mode: Mode) {
+        self.holders += 1;
+        self.holder_mode = Some(mode);
+    }
+
+    pub(crate) fn remove_holder(&mut self) {
+        self.holders -= 1;
+        if self.holders == 0 {
+            self.holder_mode = None;
         }
     }
 
+    /// Every holder is being removed (a steal); the caller unlinks them.
+    pub(crate) fn clear_holders(&mut self) {
+        self.holders = 0;
+        self.holder_mode = None;
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
-        self.queue.is_empty() && self.held.is_empty()
+        self.queue.is_empty() && self.holders == 0
     }
 }

@@ -120,6 +120,6 @@ pub struct Stats {
     pub names: usize,
     /// Requests pending or held.
     pub requests: usize,
-    /// Clients that made a request and have not gone (§2.6) yet.
+    /// Clients with a live (pending or held) request.
     pub clients: usize,
 }

@@ -190,8 +190,7 @@ impl Service {
     /// The lifeline database is open (`None`: it cannot be): welcome the clients so far.
     pub fn handle_lifeline(&mut self, db: Option<&str>) {
         self.lifeline = Some(db.unwrap_or_default().into());
-        let mut clients: Vec<ClientId> = self.clients.keys().copied().collect();
-        clients.sort_unstable();
+        let clients: Vec<ClientId> = self.clients.keys().copied().collect();
         for client in clients {
             self.welcome(client);
         }

@@ -131,7 +131,7 @@ impl Context {
                 .collect()
         };
         let mut held = rows("held");
-        held.sort(); // no order is promised for held locks
+        held.sort(); // compared as a set here (the order is tested in the core)
         (held, rows("pending"))
     }
 }
