@@ -79,7 +79,8 @@ impl LockManager {
             }
             Flavor::IfAvailable | Flavor::Queue => {}
         }
-        self.entries.insert(id, Entry::new(client, name.clone(), mode));
+        self.entries
+            .insert(id, Entry::new(client, name.clone(), mode));
         let resource = self.resources.get_mut(&name).expect("interned");
         if flavor == Flavor::Steal {
             // Step 3.4.2: prepend request in queue.
@@ -177,7 +178,8 @@ impl LockManager {
         if !self.resources[&name].compatible(mode) {
             return Err(RequestError::Conflict);
         }
-        self.entries.insert(id, Entry::new(client, name.clone(), mode));
+        self.entries
+            .insert(id, Entry::new(client, name.clone(), mode));
         let of_client = self.clients.entry(client).or_default();
         push_back(&mut self.entries, of_client, id, List::Client);
         self.hold(id, &name);

@@ -46,7 +46,9 @@ pub(crate) fn decode(data: &JsValue) -> Result<Decoded, Refused> {
         return Err((None, "malformed message"));
     }
     let fields = Fields(data);
-    let id = fields.opt("id", read_u32).map_err(|_| (None, "malformed id"))?;
+    let id = fields
+        .opt("id", read_u32)
+        .map_err(|_| (None, "malformed id"))?;
     if fields.opt("v", read_u32) != Ok(Some(VERSION)) {
         return Err((id, "unsupported protocol version"));
     }
@@ -54,7 +56,12 @@ pub(crate) fn decode(data: &JsValue) -> Result<Decoded, Refused> {
     let kind = fields.opt("type", JsValue::as_string).map_err(malformed)?;
     let need_id = || id.ok_or((None, "missing id"));
     let text = |key| fields.opt(key, JsValue::as_string).map_err(malformed);
-    let flag = |key| Ok(fields.opt(key, JsValue::as_bool).map_err(malformed)?.unwrap_or(false));
+    let flag = |key| {
+        Ok(fields
+            .opt(key, JsValue::as_bool)
+            .map_err(malformed)?
+            .unwrap_or(false))
+    };
     let name = || decode_name(&fields.get("name")).ok_or((id, "name must be a string"));
     let mode = || match fields.get("mode").as_string().as_deref() {
         Some("exclusive") => Ok(Mode::Exclusive),
