@@ -6,6 +6,24 @@
 //!   machine around the core.
 //! - `worker` (wasm32 only): the SharedWorker's I/O: ports, IndexedDB, timers.
 
+// The shipped wasm module is `no_std` (feature `no-std-module`, on by default): its panics
+// abort without formatting anything, so no `core::fmt` machinery is linked (see
+// `worker/mod.rs`). Native builds (tests, benches) use std, and so do the wasm tests, built
+// with `--no-default-features` (wasm-bindgen-test needs std).
+#![cfg_attr(all(target_arch = "wasm32", feature = "no-std-module"), no_std)]
+
+extern crate alloc;
+
+/// What std's prelude would give, for the `no_std` build.
+mod prelude {
+    pub use alloc::string::String;
+    pub use alloc::vec::Vec;
+}
+
+/// Hash maps and sets with FxHash: one implementation (hashbrown) on every target.
+pub(crate) type FxHashMap<K, V> = hashbrown::HashMap<K, V, rustc_hash::FxBuildHasher>;
+pub(crate) type FxHashSet<K> = hashbrown::HashSet<K, rustc_hash::FxBuildHasher>;
+
 pub mod core;
 pub mod protocol;
 pub mod service;

@@ -43,7 +43,8 @@
 //! A message with another `v`, an unknown `type`, or missing/mistyped fields is answered
 //! with `error` (carrying its `id` when one could be read) and changes nothing.
 
-use std::rc::Rc;
+use crate::prelude::*;
+use alloc::rc::Rc;
 
 use crate::core::{Flavor, Mode};
 

@@ -7,12 +7,11 @@
 //! at 100,000 held names: 2.3 M ops/s with FxHash, 3.8 M with the id itself as the bucket
 //! (later ids then probe across the long cluster of held ones), 8.0 M with scattered blocks.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use core::hash::{BuildHasherDefault, Hasher};
 
 use super::types::RequestId;
 
-pub(crate) type IdMap<V> = HashMap<RequestId, V, BuildHasherDefault<IdHasher>>;
+pub(crate) type IdMap<V> = hashbrown::HashMap<RequestId, V, BuildHasherDefault<IdHasher>>;
 
 #[derive(Default)]
 pub(crate) struct IdHasher(u64);

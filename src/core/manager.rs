@@ -1,9 +1,10 @@
 //! [`LockManager`]: the spec's lock manager (§2.2) and its algorithms (§4).
 
-use std::collections::VecDeque;
-use std::rc::Rc;
+use crate::prelude::*;
+use alloc::collections::VecDeque;
+use alloc::rc::Rc;
 
-use rustc_hash::FxHashMap;
+use crate::FxHashMap;
 
 use super::id_hash::IdMap;
 

@@ -49,14 +49,14 @@ impl Ends {
 #[derive(Debug)]
 pub(crate) struct Entry {
     pub(crate) client: ClientId,
-    pub(crate) name: std::rc::Rc<[u16]>,
+    pub(crate) name: alloc::rc::Rc<[u16]>,
     pub(crate) mode: Mode,
     pub(crate) held: bool,
     links: [Links; 3],
 }
 
 impl Entry {
-    pub(crate) fn new(client: ClientId, name: std::rc::Rc<[u16]>, mode: Mode) -> Entry {
+    pub(crate) fn new(client: ClientId, name: alloc::rc::Rc<[u16]>, mode: Mode) -> Entry {
         Entry {
             client,
             name,
@@ -107,7 +107,7 @@ pub(crate) fn push_front(entries: &mut IdMap<Entry>, ends: &mut Ends, id: Reques
 
 /// Removes `id` (whose entry exists) from `ends`.
 pub(crate) fn unlink(entries: &mut IdMap<Entry>, ends: &mut Ends, id: RequestId, list: List) {
-    let Links { prev, next } = std::mem::take(links(entries, id, list));
+    let Links { prev, next } = core::mem::take(links(entries, id, list));
     match prev {
         Some(prev) => links(entries, prev, list).next = next,
         None => ends.head = next,

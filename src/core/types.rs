@@ -1,5 +1,7 @@
 //! The vocabulary of the lock manager: identities, modes, inputs' options, outputs.
 
+use crate::prelude::*;
+
 /// One context (the spec's agent + clientId): a window, an iframe or a worker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ClientId(pub u32);

@@ -8,7 +8,8 @@
 //! the context for dead once they are spent. A context that cannot open a database at all
 //! says so with a `watch` without `db`, and is served unwatched (pagehide remains).
 
-use std::rc::Rc;
+use crate::prelude::*;
+use alloc::rc::Rc;
 
 use super::{ClientId, Output, Service, Timer, WatchEnd};
 

@@ -23,13 +23,15 @@
 //!   given to the core exactly as they would have been: recovery never changes what a
 //!   request means.
 
+use crate::prelude::*;
+
 mod liveness;
 mod recovery;
 
-use std::collections::VecDeque;
-use std::rc::Rc;
+use alloc::collections::VecDeque;
+use alloc::rc::Rc;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use crate::{FxHashMap, FxHashSet};
 
 use crate::core::{Action, ClientId, LockManager, Mode, RequestError, RequestId, RequestState};
 use crate::protocol::{self, ClientMessage, LockInfo, WorkerMessage};
@@ -255,7 +257,7 @@ impl Service {
             // knows it: the new port takes the client over, state and all.
             Some(&existing) => {
                 let entry = self.clients.get_mut(&existing).expect("indexed client");
-                let old = std::mem::replace(&mut entry.port, port);
+                let old = core::mem::replace(&mut entry.port, port);
                 self.ports.remove(&old);
                 self.outputs.push_back(Output::Close(old));
                 existing

@@ -14,9 +14,10 @@
 //! The same queue holds a client's inputs until its `watch` confirms its database is open,
 //! so that a restarted worker's survey finds every context that could hold a lock.
 
-use std::rc::Rc;
+use crate::prelude::*;
+use alloc::rc::Rc;
 
-use rustc_hash::FxHashSet;
+use crate::FxHashSet;
 
 use super::{Output, Recovery, Service, Timer};
 
@@ -78,7 +79,7 @@ impl Service {
         if self.is_recovering() || self.deferred.is_empty() {
             return;
         }
-        for (client, message) in std::mem::take(&mut self.deferred) {
+        for (client, message) in core::mem::take(&mut self.deferred) {
             if self.serving(client) {
                 self.apply(client, message);
             } else if self.clients.contains_key(&client) {

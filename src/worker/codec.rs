@@ -2,6 +2,7 @@
 //! `Reflect` (no serde machinery, no formatting in the module). Names stay JS strings until
 //! they are read as UTF-16 code units, so no lone surrogate is ever replaced.
 
+use crate::prelude::*;
 use js_sys::{Array, JsString, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 

@@ -8,6 +8,7 @@
 //! fires. No polling, no timers, no false alarms from a busy context. An upgrade from
 //! version 0 means the database did not exist (yet): reported as [`WatchEnd::Absent`].
 
+use alloc::string::ToString;
 use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 use web_sys::IdbOpenDbRequest;

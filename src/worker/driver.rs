@@ -5,11 +5,13 @@
 //! JavaScript runs: the service is fed and its outputs performed into an [`Outbox`]; the
 //! messages are posted after the borrow has ended.
 
-use std::any::Any;
-use std::cell::RefCell;
-use std::rc::{Rc, Weak};
+use crate::prelude::*;
+use alloc::boxed::Box;
+use alloc::rc::{Rc, Weak};
+use core::any::Any;
+use core::cell::RefCell;
 
-use rustc_hash::FxHashMap;
+use crate::FxHashMap;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, MessagePort};
 
@@ -124,7 +126,7 @@ impl Driver {
     /// Carries out the service's outputs; the messages go out with the returned outbox.
     fn perform(&mut self) -> Outbox {
         let mut outbox = Outbox {
-            dropped: std::mem::take(&mut self.ended),
+            dropped: core::mem::take(&mut self.ended),
             ..Outbox::default()
         };
         while let Some(output) = self.service.poll_output() {

@@ -1,6 +1,7 @@
 //! The worker's own IndexedDB connection, which its clients watch to notice that the worker
 //! died (a SharedWorker can die with the tab that started it, silently for the others).
 
+use crate::prelude::*;
 use js_sys::Reflect;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbFactory, IdbOpenDbRequest};
@@ -25,7 +26,7 @@ impl Lifeline {
     /// clients watch it, or their watch would find no connection and fire at once — or
     /// `None` where IndexedDB is unavailable.
     pub(crate) fn open(epoch: &str, on_ready: impl FnOnce(Option<String>) + 'static) -> Lifeline {
-        let db = format!("web-locks-worker-{epoch}");
+        let db = ["web-locks-worker-", epoch].concat();
         let Ok(request) = indexed_db().and_then(|f| f.open_with_u32(&db, 1)) else {
             on_ready(None);
             return Lifeline {

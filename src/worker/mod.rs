@@ -4,6 +4,8 @@
 //! `js/worker-entry.js` (a classic script) loads this module, keeps the ports that
 //! connected while the wasm was loading, and calls [`serve`] with them.
 
+use crate::prelude::*;
+
 mod codec;
 mod death_watch;
 mod driver;
@@ -14,8 +16,8 @@ mod survey;
 mod tests;
 mod timer;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use alloc::rc::Rc;
+use core::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
 use web_sys::{EventTarget, MessageEvent, MessagePort};
@@ -32,10 +34,27 @@ struct Serving {
     _lifeline: Lifeline,
 }
 
-thread_local! {
-    static SERVING: RefCell<Option<Serving>> = const { RefCell::new(None) };
-    /// In-realm services (see [`serve_local`]), kept for the realm's life.
-    static LOCAL: RefCell<Vec<Rc<RefCell<Driver>>>> = const { RefCell::new(Vec::new()) };
+/// A value for the realm's life. A wasm32 module without threads has one thread, so a
+/// `static` may hold what is not `Sync`.
+struct ForRealm<T>(RefCell<T>);
+// SAFETY: wasm32-unknown-unknown without the atomics feature runs on a single thread.
+unsafe impl<T> Sync for ForRealm<T> {}
+
+static SERVING: ForRealm<Option<Serving>> = ForRealm(RefCell::new(None));
+/// In-realm services (see [`serve_local`]), kept for the realm's life.
+static LOCAL: ForRealm<Vec<Rc<RefCell<Driver>>>> = ForRealm(RefCell::new(Vec::new()));
+
+#[cfg(feature = "no-std-module")]
+#[global_allocator]
+static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+
+/// No panic is expected on any path; one that happens aborts the worker (its contexts notice
+/// through its lifeline and start a new one) without formatting a message, so no
+/// formatting machinery is linked.
+#[cfg(feature = "no-std-module")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
 }
 
 /// A fresh identity for this worker (its lifeline database is named after it).
@@ -59,7 +78,7 @@ pub fn serve_local(port: MessagePort) {
         d.service().handle_survey(Vec::new());
         d.connect(port);
     });
-    LOCAL.with(|local| local.borrow_mut().push(driver));
+    LOCAL.0.borrow_mut().push(driver);
 }
 
 /// Starts serving: `early_ports` connected before the wasm was ready; later ones arrive
@@ -90,11 +109,9 @@ pub fn serve(early_ports: js_sys::Array) {
             with(&weak, |d| d.connect(port));
         }
     });
-    SERVING.with(|s| {
-        *s.borrow_mut() = Some(Serving {
-            _driver: driver,
-            _on_connect: on_connect,
-            _lifeline: lifeline,
-        })
+    *SERVING.0.borrow_mut() = Some(Serving {
+        _driver: driver,
+        _on_connect: on_connect,
+        _lifeline: lifeline,
     });
 }

@@ -1,6 +1,7 @@
 //! The survey a new worker starts with: which contexts' databases exist (see the
 //! service's `recovery.rs`).
 
+use crate::prelude::*;
 use js_sys::{Array, Function, Promise, Reflect};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;

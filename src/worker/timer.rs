@@ -13,7 +13,7 @@ pub(crate) struct Timer {
 
 fn global_fn(name: &str) -> Function {
     Reflect::get(&js_sys::global(), &name.into())
-        .expect("timers exist in every worker")
+        .unwrap_or_else(|_| panic!("no timers in this global"))
         .unchecked_into()
 }
 
@@ -27,7 +27,7 @@ impl Timer {
         });
         let handle = global_fn("setTimeout")
             .call2(&JsValue::UNDEFINED, callback.as_ref(), &millis.into())
-            .expect("setTimeout does not throw");
+            .unwrap_or_else(|_| panic!("setTimeout threw"));
         Timer {
             handle,
             _callback: callback,
