@@ -69,7 +69,7 @@ export class LockManager {
       connection.send(id, { type: 'query', id }, {
         snapshot(message) {
           connection.done(id);
-          resolve({ held: message.held, pending: message.pending });
+          resolve(expandSnapshot(message));
         },
         error(error) {
           connection.done(id);
@@ -82,6 +82,27 @@ export class LockManager {
   }
 }
 shapeInterface(LockManager, 'LockManager', ['request', 'query']);
+
+// A `snapshot` message (src/protocol.rs) as §3.3 LockManagerSnapshot: its names are one
+// string, cut by the lengths in `held` and `pending` (name length, client index × 2 + shared).
+function expandSnapshot({ names, clientIds, held, pending }) {
+  let offset = 0;
+  const infos = (codes) => {
+    const list = [];
+    for (let i = 0; i < codes.length; i += 2) {
+      const end = offset + codes[i];
+      list.push({
+        name: names.slice(offset, end),
+        mode: codes[i + 1] & 1 ? 'shared' : 'exclusive',
+        clientId: clientIds[codes[i + 1] >>> 1],
+      });
+      offset = end;
+    }
+    return list;
+  };
+  const heldInfos = infos(held);
+  return { held: heldInfos, pending: infos(pending) };
+}
 
 export function newLockManager(connection) {
   return new LockManager(CONSTRUCT, connection);

@@ -24,7 +24,7 @@
 //! | `granted`      | `id`                       | run the callback with a Lock                |
 //! | `notAvailable` | `id`                       | run the callback with null (ifAvailable)    |
 //! | `stolen`       | `id`                       | reject the released promise with AbortError |
-//! | `snapshot`     | `id`, `held`, `pending`    | resolve query() with these LockInfo lists   |
+//! | `snapshot`     | `id`, `names`, `clientIds`, `held`, `pending` | resolve query(): see [`WorkerMessage::Snapshot`] |
 //! | `error`        | `id` (if known), `message` | the message was refused; state unchanged    |
 //! | `fatal`        | `message`                  | (from the loader) the wasm failed to load   |
 //!
@@ -118,7 +118,7 @@ pub fn flavor(
     }
 }
 
-/// One entry of a `snapshot`: a §3.3 LockInfo.
+/// A §3.3 LockInfo, as [`crate::service::Service::locks`] reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LockInfo {
     pub name: Vec<u16>,
@@ -142,10 +142,17 @@ pub enum WorkerMessage {
     Stolen {
         id: u32,
     },
+    /// §4.5 in one string and two number arrays, so that a snapshot of 10,000 locks costs
+    /// a handful of boundary crossings: `names` holds every request's name, held ones then
+    /// pending ones, one after the other; `held` and `pending` (Uint32Array) hold two
+    /// numbers per request: its name's length in code units, and the index of its clientId
+    /// in `client_ids` times 2, plus 1 if it is shared.
     Snapshot {
         id: u32,
-        held: Vec<LockInfo>,
-        pending: Vec<LockInfo>,
+        names: Vec<u16>,
+        client_ids: Vec<Rc<str>>,
+        held: Vec<u32>,
+        pending: Vec<u32>,
     },
     Error {
         id: Option<u32>,

@@ -224,15 +224,53 @@ impl Service {
         let info = |i: &crate::core::LockInfo<'_>| LockInfo {
             name: i.name.to_vec(),
             mode: i.mode,
-            client_id: self
-                .clients
-                .get(&i.client)
-                .map_or_else(|| "".into(), |c| c.client_id.clone()),
+            client_id: self.client_id(i.client),
         };
         (
             snapshot.held.iter().map(info).collect(),
             snapshot.pending.iter().map(info).collect(),
         )
+    }
+
+    /// The clientId `client` announced.
+    fn client_id(&self, client: ClientId) -> Rc<str> {
+        self.clients
+            .get(&client)
+            .map_or_else(|| "".into(), |c| c.client_id.clone())
+    }
+
+    /// §4.5 for a `query`, in the compact form of [`WorkerMessage::Snapshot`].
+    fn snapshot(&self, id: u32) -> WorkerMessage {
+        let snapshot = self.core.snapshot();
+        let mut names = Vec::new();
+        let mut clients: Vec<ClientId> = Vec::new();
+        let mut encode = |infos: &[crate::core::LockInfo<'_>]| {
+            let mut codes = Vec::with_capacity(2 * infos.len());
+            for info in infos {
+                names.extend_from_slice(info.name);
+                // Contexts are few and a context's locks tend to come together: the last
+                // client is checked first, then the others.
+                let at = match clients.iter().rposition(|c| *c == info.client) {
+                    Some(at) => at,
+                    None => {
+                        clients.push(info.client);
+                        clients.len() - 1
+                    }
+                };
+                codes.push(info.name.len() as u32);
+                codes.push((at as u32) << 1 | u32::from(info.mode == Mode::Shared));
+            }
+            codes
+        };
+        let held = encode(&snapshot.held);
+        let pending = encode(&snapshot.pending);
+        WorkerMessage::Snapshot {
+            id,
+            names,
+            client_ids: clients.iter().map(|c| self.client_id(*c)).collect(),
+            held,
+            pending,
+        }
     }
 
     pub fn stats(&self) -> Stats {
@@ -345,8 +383,8 @@ impl Service {
                 self.core.abort(global(client, id));
             }
             ClientMessage::Query { id } => {
-                let (held, pending) = self.locks();
-                self.reply(client, WorkerMessage::Snapshot { id, held, pending });
+                let snapshot = self.snapshot(id);
+                self.reply(client, snapshot);
             }
             // Handled as they arrive (see `handle_message`), never deferred.
             ClientMessage::Hello { .. }

@@ -3,11 +3,11 @@
 //! they are read as UTF-16 code units, so no lone surrogate is ever replaced.
 
 use crate::prelude::*;
-use js_sys::{Array, JsString, Object, Reflect};
+use js_sys::{Array, JsString, Object, Reflect, Uint32Array};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::core::Mode;
-use crate::protocol::{ClientMessage, LockInfo, WorkerMessage, VERSION};
+use crate::protocol::{ClientMessage, WorkerMessage, VERSION};
 
 pub(crate) enum Decoded {
     Message(ClientMessage),
@@ -114,7 +114,7 @@ fn encode_name(units: &[u16]) -> JsValue {
     }
     // Lone surrogates: from the code units themselves, in chunks that fit an argument list.
     let mut text = JsString::from("");
-    for chunk in units.chunks(4096) {
+    for chunk in units.chunks(8192) {
         text = text.concat(&JsString::from_char_code(chunk));
     }
     text.into()
@@ -123,26 +123,6 @@ fn encode_name(units: &[u16]) -> JsValue {
 fn set(object: &Object, key: &str, value: &JsValue) {
     // Setting a data property on a plain new object cannot fail.
     let _ = Reflect::set(object, &key.into(), value);
-}
-
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Exclusive => "exclusive",
-        Mode::Shared => "shared",
-    }
-}
-
-fn lock_infos(infos: &[LockInfo]) -> Array {
-    infos
-        .iter()
-        .map(|info| {
-            let entry = Object::new();
-            set(&entry, "name", &encode_name(&info.name));
-            set(&entry, "mode", &mode_name(info.mode).into());
-            set(&entry, "clientId", &(*info.client_id).into());
-            JsValue::from(entry)
-        })
-        .collect()
 }
 
 pub(crate) fn encode(message: &WorkerMessage) -> JsValue {
@@ -157,9 +137,18 @@ pub(crate) fn encode(message: &WorkerMessage) -> JsValue {
         WorkerMessage::Granted { id } => ("granted", Some(*id)),
         WorkerMessage::NotAvailable { id } => ("notAvailable", Some(*id)),
         WorkerMessage::Stolen { id } => ("stolen", Some(*id)),
-        WorkerMessage::Snapshot { id, held, pending } => {
-            set(&object, "held", &lock_infos(held));
-            set(&object, "pending", &lock_infos(pending));
+        WorkerMessage::Snapshot {
+            id,
+            names,
+            client_ids,
+            held,
+            pending,
+        } => {
+            set(&object, "names", &encode_name(names));
+            let ids: Array = client_ids.iter().map(|c| JsValue::from(&**c)).collect();
+            set(&object, "clientIds", &ids);
+            set(&object, "held", &Uint32Array::from(&held[..]));
+            set(&object, "pending", &Uint32Array::from(&pending[..]));
             ("snapshot", Some(*id))
         }
         WorkerMessage::Error { id, message } => {

@@ -119,21 +119,53 @@ impl Context {
     /// (name, mode, clientId) of the held and pending lists of a query.
     async fn query(&self, id: u32) -> (Vec<String>, Vec<String>) {
         self.send(&[("type", "query".into()), ("id", id.into())]);
-        let reply = self.recv().await;
-        assert_eq!(get(&reply, "type").as_string().unwrap(), "snapshot");
-        let rows = |key: &str| -> Vec<String> {
-            js_sys::Array::from(&get(&reply, key))
-                .iter()
-                .map(|info| {
-                    let field = |k: &str| get(&info, k).as_string().unwrap();
-                    format!("{} {} {}", field("name"), field("mode"), field("clientId"))
-                })
-                .collect()
-        };
-        let mut held = rows("held");
+        let (held, pending) = snapshot_rows(&self.recv().await);
+        let mut held: Vec<String> = held
+            .into_iter()
+            .map(|(name, mode, client)| {
+                format!("{} {mode} {client}", String::from_utf16_lossy(&name))
+            })
+            .collect();
         held.sort(); // compared as a set here (the order is tested in the core)
-        (held, rows("pending"))
+        let pending = pending
+            .into_iter()
+            .map(|(name, mode, client)| {
+                format!("{} {mode} {client}", String::from_utf16_lossy(&name))
+            })
+            .collect();
+        (held, pending)
     }
+}
+
+type Row = (Vec<u16>, &'static str, String);
+
+/// A `snapshot` reply decoded as the glue does (js/lock-manager.js): (name code units,
+/// mode, clientId) of its held and pending requests.
+fn snapshot_rows(reply: &JsValue) -> (Vec<Row>, Vec<Row>) {
+    assert_eq!(get(reply, "type").as_string().unwrap(), "snapshot");
+    let names: Vec<u16> = js_sys::JsString::from(get(reply, "names")).iter().collect();
+    let clients = js_sys::Array::from(&get(reply, "clientIds"));
+    let mut offset = 0;
+    let mut rows = |key: &str| -> Vec<Row> {
+        let codes = js_sys::Uint32Array::from(get(reply, key)).to_vec();
+        codes
+            .chunks(2)
+            .map(|pair| {
+                let end = offset + pair[0] as usize;
+                let name = names[offset..end].to_vec();
+                offset = end;
+                let mode = if pair[1] & 1 == 1 {
+                    "shared"
+                } else {
+                    "exclusive"
+                };
+                let client = clients.get(pair[1] >> 1).as_string().unwrap();
+                (name, mode, client)
+            })
+            .collect()
+    };
+    let held = rows("held");
+    (held, rows("pending"))
 }
 
 fn get(object: &JsValue, key: &str) -> JsValue {
@@ -373,11 +405,8 @@ async fn names_keep_lone_surrogates_both_ways() {
         assert_eq!(a.recv_kind().await, ("granted".into(), Some(i as u32 + 1)));
     }
     a.send(&[("type", "query".into()), ("id", 9.into())]);
-    let reply = a.recv().await;
-    let held: Vec<Vec<u16>> = js_sys::Array::from(&get(&reply, "held"))
-        .iter()
-        .map(|info| js_sys::JsString::from(get(&info, "name")).iter().collect())
-        .collect();
+    let (held, _) = snapshot_rows(&a.recv().await);
+    let held: Vec<Vec<u16>> = held.into_iter().map(|(name, ..)| name).collect();
     assert_eq!(held, names.map(<[u16]>::to_vec));
 }
 
@@ -394,6 +423,6 @@ async fn requests_wait_for_watch_and_for_the_survey() {
     // Nothing is decided before the survey answers; then in arrival order.
     with(&weak, |d| d.service().handle_survey(Vec::new()));
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
-    let snapshot = a.recv().await;
-    assert_eq!(js_sys::Array::from(&get(&snapshot, "held")).length(), 1);
+    let (held, _) = snapshot_rows(&a.recv().await);
+    assert_eq!(held.len(), 1);
 }
