@@ -3,6 +3,8 @@
 // started, so their messages wait in the port until the Rust side listens to them.
 (function () {
   'use strict';
+  // For cold-start measurements (protocol `boot`): when this script started, absolute ms.
+  var started = performance.timeOrigin + performance.now();
   var early = [];
   function keep(event) { early.push(event.ports[0]); }
   self.addEventListener('connect', keep);
@@ -11,6 +13,8 @@
   var wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', self.location.href).href;
   wasm_bindgen({ module_or_path: wasmUrl }).then(function () {
     self.removeEventListener('connect', keep);
+    var boot = { v: 2, type: 'boot', script: started, wasm: performance.timeOrigin + performance.now() };
+    early.forEach(function (port) { port.postMessage(boot); });
     wasm_bindgen.serve(early);
     early = null;
   }, function (error) {

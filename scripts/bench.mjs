@@ -59,16 +59,61 @@ async function query10k(session) {
   });
 }
 
+// Page load → first grant in a new browser context (no running worker, cold caches); for
+// the polyfill also when each step happened (tests/e2e/cold.html), medians over the rounds.
+const coldSteps = {};
 async function coldStart(env, impl) {
   const times = [];
-  for (let r = 0; r < 5; r++) {
-    const session = await newSession(env, impl); // new context: no running worker, cold caches
+  const steps = [];
+  for (let r = 0; r < 7; r++) {
+    const session = await newSession(env, impl);
     const page = await session.page('/tests/e2e/cold.html');
     await page.waitForFunction(() => window.coldGrant !== undefined);
     times.push(await page.evaluate(() => window.coldGrant));
+    steps.push(await page.evaluate(() => window.coldSteps));
     await session.close();
   }
+  if (impl === 'polyfill') {
+    for (const key of ['start', 'construct', 'script', 'wasm', 'welcome']) {
+      coldSteps[key] = median(steps.map((s) => s[key]));
+    }
+    coldSteps.grant = median(times);
+  }
   return median(times);
+}
+
+// N tabs contending for one exclusive lock for a fixed window: grants per second across all
+// tabs, and the longest any request waited.
+async function contention(session, tabs = 20, windowMs = 3000) {
+  const pages = [];
+  for (let i = 0; i < tabs; i++) pages.push(await session.page());
+  const start = Date.now() + 500; // every tab starts together
+  const results = await Promise.all(
+    pages.map((page) =>
+      page.evaluate(
+        async ([start, windowMs]) => {
+          await new Promise((r) => setTimeout(r, start - Date.now()));
+          const end = performance.now() + windowMs;
+          let grants = 0;
+          let maxWait = 0;
+          while (performance.now() < end) {
+            const asked = performance.now();
+            await navigator.locks.request('contended', async () => {
+              maxWait = Math.max(maxWait, performance.now() - asked);
+              grants++;
+            });
+          }
+          return { grants, maxWait };
+        },
+        [start, windowMs],
+      ),
+    ),
+  );
+  for (const page of pages) await page.close();
+  return {
+    rate: results.reduce((n, r) => n + r.grants, 0) / (windowMs / 1000),
+    maxWait: Math.max(...results.map((r) => r.maxWait)),
+  };
 }
 
 async function distSizes() {
@@ -90,23 +135,38 @@ for (const impl of IMPLS) {
     'query() with 10,000 held (ms)': await query10k(session),
   };
   await session.close();
+  const crowd = await newSession(env, impl);
+  const { rate, maxWait } = await contention(crowd);
+  await crowd.close();
+  results[impl]['20 tabs on one lock (grants/s, higher is better)'] = rate;
+  results[impl]['20 tabs on one lock: longest wait (ms)'] = maxWait;
   results[impl]['cold start: page load → first grant (ms)'] = await coldStart(env, impl);
 }
 await env.close();
 
 const pad = (s, n) => String(s).padEnd(n);
-console.log(`\n${pad('measure', 46)}${pad('native', 12)}${pad('polyfill', 12)}polyfill/native`);
+console.log(`\n${pad('measure', 52)}${pad('native', 12)}${pad('polyfill', 12)}polyfill/native`);
 for (const key of Object.keys(results.native)) {
   const n = results.native[key];
   const p = results.polyfill[key];
-  console.log(`${pad(key, 46)}${pad(n.toFixed(3), 12)}${pad(p.toFixed(3), 12)}${(p / n).toFixed(2)}×`);
+  console.log(`${pad(key, 52)}${pad(n.toFixed(3), 12)}${pad(p.toFixed(3), 12)}${(p / n).toFixed(2)}×`);
 }
+console.log('\ncold start, polyfill: when each step happened (medians, ms from navigation start)');
+for (const [key, what] of [
+  ['start', 'the page\'s module script runs'],
+  ['construct', 'polyfill imported, lock worker constructed'],
+  ['script', 'worker script starts'],
+  ['wasm', 'wasm fetched, compiled, instantiated'],
+  ['welcome', 'welcome (worker\'s lifeline open)'],
+  ['grant', 'first grant'],
+]) {
+  console.log(`  ${pad(what, 44)}${coldSteps[key].toFixed(1)}`);
+}
+
 console.log(`\n${pad('dist file', 28)}${pad('bytes', 10)}gzip -9`);
-let raw = 0;
-let gz = 0;
-for (const [file, size, gzip] of await distSizes()) {
-  raw += size;
-  gz += gzip;
-  console.log(`${pad(file, 28)}${pad(size, 10)}${gzip}`);
-}
-console.log(`${pad('total', 28)}${pad(raw, 10)}${gz}`);
+const sizes = await distSizes();
+for (const [file, size, gzip] of sizes) console.log(`${pad(file, 28)}${pad(size, 10)}${gzip}`);
+const gz = Object.fromEntries(sizes.map(([file, , gzip]) => [file, gzip]));
+const shared = gz['web-locks-worker.js'] + gz['web_locks_bg.wasm'];
+console.log(`one ESM page (index.js + worker + wasm): ${gz['index.js'] + shared} bytes gzip`);
+console.log(`one classic-script page (global.js + worker + wasm): ${gz['web-locks.global.js'] + shared} bytes gzip`);
