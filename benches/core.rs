@@ -115,4 +115,22 @@ fn main() {
         "snapshot() with 10,000 held",
         snapshot_cost(10_000, 200)
     );
+    dist_sizes();
+}
+
+/// The built files' sizes (after `npm run build`; gzip sizes: `node scripts/sizes.mjs`).
+fn dist_sizes() {
+    let Ok(dir) = std::fs::read_dir("dist") else {
+        println!("(no dist/: run `npm run build` for the size breakdown)");
+        return;
+    };
+    let mut files: Vec<(String, u64)> = dir
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.file_name().into_string().ok()?, e.metadata().ok()?.len())))
+        .collect();
+    files.sort();
+    println!("\n{:<48} {:>14}", "dist file", "bytes");
+    for (name, bytes) in files {
+        println!("{name:<48} {bytes:>14}");
+    }
 }

@@ -23,6 +23,9 @@ source scripts/env.sh
 step "build dist/"
 bash scripts/build.sh
 
+step "download size per page (gzip), against the budget"
+node scripts/sizes.mjs --check
+
 step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium"
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} wasm-pack test --headless --chrome --lib --no-default-features
 

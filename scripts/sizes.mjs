@@ -1,0 +1,40 @@
+// Download sizes of the built package (dist/), gzip -9.
+//   node scripts/sizes.mjs          prints the table
+//   node scripts/sizes.mjs --check  also fails if a page downloads more than the budget
+//   node scripts/sizes.mjs --write  also rewrites README.md's size table (between markers)
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+
+// What one page downloads, worker and wasm included (both are shared by all tabs and cached).
+// The goal is 25 KB (25,600 bytes); the budget keeps what was reached from growing back.
+const PAGE_BUDGET = 52_000;
+const PAGES = {
+  'ESM page (`index.js` or `auto.js`)': ['index.js', 'web-locks-worker.js', 'web_locks_bg.wasm'],
+  'classic-script page (`web-locks.global.js`)': ['web-locks.global.js', 'web-locks-worker.js', 'web_locks_bg.wasm'],
+};
+
+const files = {};
+for (const file of (await readdir('dist')).sort()) {
+  const body = await readFile(`dist/${file}`);
+  files[file] = { bytes: body.length, gzip: gzipSync(body, { level: 9 }).length };
+}
+const n = (x) => x.toLocaleString('en-US');
+const rows = ['| file | bytes | gzip -9 |', '|--|--|--|'];
+for (const [file, { bytes, gzip }] of Object.entries(files)) rows.push(`| \`dist/${file}\` | ${n(bytes)} | ${n(gzip)} |`);
+const pages = Object.entries(PAGES).map(([page, parts]) => [page, parts.reduce((sum, f) => sum + files[f].gzip, 0)]);
+for (const [page, gzip] of pages) rows.push(`| one ${page} downloads | | **${n(gzip)}** |`);
+const table = rows.join('\n');
+console.log(table);
+
+if (process.argv.includes('--write')) {
+  const readme = await readFile('README.md', 'utf8');
+  const marked = /(<!-- sizes:begin -->)[\s\S]*?(<!-- sizes:end -->)/;
+  if (!marked.test(readme)) throw new Error('README.md has no sizes markers');
+  await writeFile('README.md', readme.replace(marked, `$1\n${table}\n$2`));
+}
+if (process.argv.includes('--check')) {
+  const over = pages.filter(([, gzip]) => gzip > PAGE_BUDGET);
+  for (const [page, gzip] of over) console.error(`size check: one ${page} downloads ${n(gzip)} bytes gzip, budget ${n(PAGE_BUDGET)}`);
+  if (over.length) process.exit(1);
+  console.log(`size check: every page within ${n(PAGE_BUDGET)} bytes gzip`);
+}
