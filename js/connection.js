@@ -228,6 +228,17 @@ export class Connection {
     }
   }
 
+  // The worker took us for dead (our database vanished, or was seen too late) and closed
+  // the port: a new database, a new port, everything re-declared (a lock given away
+  // meanwhile comes back as stolen).
+  evicted() {
+    if (this.db) this.db.close();
+    this.db = null;
+    this.dbName = null;
+    this.dbState = null;
+    this.reconnect();
+  }
+
   // §2.6: this context goes away; the worker releases its locks and drops its requests.
   // `persisted`: the page enters the back/forward cache and may come back; what it held or
   // waited for is lost (see README "Lifecycle").
@@ -263,7 +274,17 @@ export class Connection {
       this.fail(message.message);
       return;
     }
+    if (message.type === 'evicted') {
+      this.evicted();
+      return;
+    }
     const handler = this.handlers.get(message.id);
+    if (message.type === 'granted' && !handler) {
+      // A grant nothing waits for (its request was answered otherwise on a replaced port,
+      // e.g. stolen, while re-sent on the new one): give the lock back.
+      this.post({ type: 'release', id: message.id });
+      return;
+    }
     if (message.type === 'error') {
       console.error('web-locks: the lock worker refused a message: ' + message.message);
       if (handler) handler.error(domException('InvalidStateError', message.message));

@@ -154,26 +154,24 @@ function requestLock(manager, args) {
         return Promise.reject(error);
       }
     };
-    // §4.1 step 2 / §4.3 "signal to abort the request".
+    // §4.1 step 2 / §4.3 "signal to abort the request". The request is forgotten here: the
+    // worker drops it, or releases it if it was granted meanwhile, and a grant already on
+    // its way finds no handler and is given back (connection.js).
     const onAbort = () => {
       if (state !== 'pending') return;
       state = 'aborted';
+      connection.done(id);
       connection.post({ type: 'abort', id });
       reject(abortReason(signal));
     };
-    if (signal) signal.addEventListener('abort', onAbort);
-
     const message = { type: 'request', id, name, mode, ifAvailable, steal };
     connection.send(id, message, {
-      // §4.4 step 2.14.
+      // §4.4 step 2.14. (A second grant of the same request, possible when a replaced port's
+      // request was re-sent, is ignored; step 2.14.1.1, a grant after the abort, is
+      // connection.js's.)
       granted() {
+        if (state !== 'pending') return;
         if (signal) signal.removeEventListener('abort', onAbort);
-        if (state === 'aborted') {
-          // Step 2.14.1.1: aborted before the grant arrived: release at once.
-          connection.done(id);
-          connection.post({ type: 'release', id });
-          return;
-        }
         state = 'held';
         const waiting = invoke(new Lock(CONSTRUCT, name, mode));
         // §2.4: when the waiting promise settles, release, then resolve with it.
@@ -207,9 +205,7 @@ function requestLock(manager, args) {
       },
       // The worker restarted: say again what this request is (recovery.rs).
       redeclare() {
-        if (state === 'pending') return message;
-        if (state === 'held') return { type: 'reclaim', id, name, mode };
-        return null; // aborted before its grant arrived: nothing to keep
+        return state === 'held' ? { type: 'reclaim', id, name, mode } : message;
       },
       // The page entered the back/forward cache: its requests and locks are gone.
       lost() {
@@ -219,5 +215,7 @@ function requestLock(manager, args) {
         reject(lostError());
       },
     });
+    // Listening only once the request is sent: a send that throws leaves no listener.
+    if (signal) signal.addEventListener('abort', onAbort);
   });
 }

@@ -11,7 +11,7 @@
 //! | `watch`   | `db`?                                    | the context holds `db` open at version 1 for as long as it lives (absent: it could not open one); also ends a re-declaration |
 //! | `request` | `id`, `name`, `mode`, `ifAvailable`, `steal` | §4.1 request a lock                  |
 //! | `release` | `id`                                     | §4.2 the waiting promise settled         |
-//! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant |
+//! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant (a lock granted meanwhile is released) |
 //! | `query`   | `id`                                     | §4.5 snapshot                            |
 //! | `reclaim` | `id`, `name`, `mode`                     | after a worker restart: this lock was held before it |
 //! | `goodbye` |                                          | §2.6 the context is going away           |
@@ -26,6 +26,7 @@
 //! | `stolen`       | `id`                       | reject the released promise with AbortError |
 //! | `snapshot`     | `id`, `names`, `clientIds`, `held`, `pending` | resolve query(): see [`WorkerMessage::Snapshot`] |
 //! | `error`        | `id` (if known), `message` | the message was refused; state unchanged    |
+//! | `evicted`      |                            | the worker took this context for dead and closes the port: connect again and re-declare |
 //! | `fatal`        | `message`                  | (from the loader) the wasm failed to load   |
 //! | `boot`         | `script`, `wasm`           | (from the loader, to ports that connected while it loaded) when the worker script started and its wasm was ready, in ms since the epoch; informational (the benchmark's cold-start breakdown) |
 //!
@@ -159,4 +160,6 @@ pub enum WorkerMessage {
         id: Option<u32>,
         message: &'static str,
     },
+    /// The worker took this context for dead (its database went away) and closed the port.
+    Evicted,
 }

@@ -68,8 +68,8 @@ enum Event {
     WorkerWatchEnd(usize, Rc<str>, WatchEnd),
     Survey(usize),
     Lifeline(usize),
-    /// The storage backend processes a context's open of its database.
-    IdbOpen(usize),
+    /// The storage backend processes a context's open of (one of) its database(s).
+    IdbOpen(usize, Rc<str>),
     /// The storage backend processes a worker's death-watch request.
     IdbWatch(usize, Rc<str>),
     /// The context's own database opened (its success event).
@@ -87,8 +87,6 @@ enum Event {
 enum State {
     Pending,
     Held,
-    /// Its signal aborted; a late grant is released at once.
-    Aborted,
     Query,
 }
 
@@ -108,6 +106,8 @@ struct Ctx {
     busy_until: Time,
     client_id: String,
     db: Rc<str>,
+    /// How many databases it opened (a new one after an eviction).
+    generation: u32,
     db_open: bool,
     port: Option<(usize, PortId)>,
     welcomed: bool,
@@ -197,6 +197,7 @@ impl Sim {
             busy_until: 0,
             client_id: format!("client-{i}"),
             db,
+            generation: 0,
             db_open: false,
             port: None,
             welcomed: false,
@@ -206,10 +207,7 @@ impl Sim {
             reqs: BTreeMap::new(),
             died_at: None,
         });
-        // indexedDB.open(db, 1) is called before the hello is posted; the storage backend
-        // usually processes it at once, sometimes much later (a cold disk).
-        let slow = if self.rng.chance(20) { 400 } else { 12 };
-        self.after(0, slow, Event::IdbOpen(i));
+        self.open_db(i);
         self.attach(i);
         self.after(0, 40, Event::Act(i));
     }
@@ -272,10 +270,6 @@ impl Sim {
                     mode: r.mode,
                 },
                 State::Query => ClientMessage::Query { id },
-                State::Aborted => {
-                    self.ctxs[c].reqs.remove(&id);
-                    continue;
-                }
             };
             self.post(c, message);
         }
@@ -283,6 +277,30 @@ impl Sim {
             let db = Some(self.ctxs[c].db.to_string());
             self.post(c, ClientMessage::Watch { db });
         }
+    }
+
+    /// Taken for dead by a live worker: a new database, a new port, everything re-declared.
+    fn evicted(&mut self, c: usize) {
+        let old = self.ctxs[c].db.clone();
+        self.close_db(&old);
+        let ctx = &mut self.ctxs[c];
+        ctx.generation += 1;
+        ctx.db = format!("web-locks-client-{c}-{}", ctx.generation).into();
+        ctx.db_open = false;
+        self.open_db(c);
+        self.reconnect(c);
+    }
+
+    /// indexedDB.open(db, 1), called before a hello that names it; the storage backend
+    /// usually processes it at once, sometimes later (a cold disk), rarely much later.
+    fn open_db(&mut self, c: usize) {
+        let slow = match self.rng.below(100) {
+            0 => 2000,
+            1..=20 => 400,
+            _ => 12,
+        };
+        let db = self.ctxs[c].db.clone();
+        self.after(0, slow, Event::IdbOpen(c, db));
     }
 
     fn die(&mut self, c: usize, goodbye: bool) {
@@ -294,22 +312,27 @@ impl Sim {
         ctx.port = None;
         ctx.died_at = Some(self.now);
         let db = ctx.db.clone();
-        if let Some(state) = self.dbs.get_mut(&db) {
-            state.open_by = None;
-            let watchers = std::mem::take(&mut state.watchers);
-            // The first watcher deletes it; each ends its own watch.
-            for gen in watchers {
-                let end = WatchEnd::Died;
-                self.after(5, 300, Event::WorkerWatchEnd(gen, db.clone(), end));
-            }
-            self.dbs.remove(&db);
-        }
+        self.close_db(&db);
         self.at(self.now + DEATH_BOUND, Event::DeathCheck(c));
         // The tab that hosts a worker may take the worker with it.
         for gen in 0..self.workers.len() {
             if self.workers[gen].host == c && self.workers[gen].alive && self.rng.chance(50) {
                 self.crash_worker(gen);
             }
+        }
+    }
+
+    /// A context's connection to `db` closes: every watch blocked on it ends (the first
+    /// watcher deletes the database).
+    fn close_db(&mut self, db: &Rc<str>) {
+        if let Some(state) = self.dbs.get_mut(db) {
+            state.open_by = None;
+            let watchers = std::mem::take(&mut state.watchers);
+            for gen in watchers {
+                let end = WatchEnd::Died;
+                self.after(5, 300, Event::WorkerWatchEnd(gen, db.clone(), end));
+            }
+            self.dbs.remove(db);
         }
     }
 
@@ -371,8 +394,9 @@ impl Sim {
                     .filter(|(_, r)| r.state == State::Pending && !r.steal && !r.if_available)
                     .map(|(id, _)| *id)
                     .collect();
+                // The glue forgets an aborted request at once (a late grant finds no handler).
                 if let Some(&id) = pending.first() {
-                    self.ctxs[c].reqs.get_mut(&id).unwrap().state = State::Aborted;
+                    self.ctxs[c].reqs.remove(&id);
                     self.post(c, ClientMessage::Abort { id });
                 }
             }
@@ -440,21 +464,21 @@ impl Sim {
             }
             WorkerMessage::Granted { id } => {
                 let Some(r) = self.ctxs[c].reqs.get_mut(&id) else {
+                    // A grant nothing waits for is given back.
+                    self.post(c, ClientMessage::Release { id });
                     return;
                 };
-                match r.state {
-                    State::Pending => {
-                        r.state = State::Held;
-                        self.answered += 1;
-                        self.check_exclusion();
-                        if !active {
-                            self.release(c, id);
-                        }
+                // A second grant of a held request is ignored.
+                if r.state == State::Pending {
+                    r.state = State::Held;
+                    self.answered += 1;
+                    self.check_exclusion();
+                    if !active {
+                        self.release(c, id);
                     }
-                    State::Aborted => self.release(c, id),
-                    _ => {}
                 }
             }
+            WorkerMessage::Evicted => self.evicted(c),
             WorkerMessage::NotAvailable { id }
             | WorkerMessage::Stolen { id }
             | WorkerMessage::Snapshot { id, .. } => {
@@ -481,7 +505,10 @@ impl Sim {
         });
         self.registry = Some(gen);
         self.after(1, 20, Event::Survey(gen));
-        self.after(1, 20, Event::Lifeline(gen));
+        // The worker's own database usually opens at once; now and then it takes longer
+        // than the contexts' welcome bound, so they replace their ports on a live worker.
+        let lifeline = if self.rng.chance(10) { 2500 } else { 20 };
+        self.after(1, lifeline, Event::Lifeline(gen));
         gen
     }
 
@@ -509,10 +536,16 @@ impl Sim {
         while let Some(output) = self.workers[gen].service.poll_output() {
             match output {
                 Output::Send(port, message) => {
-                    if let WorkerMessage::Stolen { id } = message {
-                        if let Some(&c) = self.port_owner.get(&(gen, port)) {
-                            if let Some(r) = self.ctxs[c].reqs.get_mut(&id) {
-                                r.revoked = true;
+                    // A steal, a lost reclaim or an eviction releases locks at once, though their
+                    // holders learn it later.
+                    if let Some(&c) = self.port_owner.get(&(gen, port)) {
+                        for (id, r) in self.ctxs[c].reqs.iter_mut() {
+                            match message {
+                                WorkerMessage::Stolen { id: stolen } if stolen == *id => {
+                                    r.revoked = true
+                                }
+                                WorkerMessage::Evicted => r.revoked = true,
+                                _ => {}
                             }
                         }
                     }
@@ -581,9 +614,8 @@ impl Sim {
                     self.drain(gen);
                 }
             }
-            Event::IdbOpen(c) => {
-                if self.ctxs[c].alive {
-                    let db = self.ctxs[c].db.clone();
+            Event::IdbOpen(c, db) => {
+                if self.ctxs[c].alive && self.ctxs[c].db == db {
                     self.dbs.insert(
                         db,
                         Db {
@@ -723,6 +755,14 @@ fn schedule(seed: u64, trace: bool) -> u64 {
         sim.at(ACTIVE_PHASE + 1, Event::Act(c));
     }
     sim.run(END / 2);
+    // Nothing is held or waiting that no live context knows of.
+    if let Some(worker) = sim.workers.iter().rev().find(|w| w.alive) {
+        let (held, pending) = worker.service.locks();
+        assert!(
+            held.is_empty() && pending.is_empty(),
+            "locks left once every context released: held {held:?}, pending {pending:?}"
+        );
+    }
     for (c, ctx) in sim.ctxs.iter().enumerate().filter(|(_, c)| c.alive) {
         let open: Vec<_> = ctx
             .reqs

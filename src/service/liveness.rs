@@ -42,7 +42,7 @@ impl Service {
         // Died, or still absent after every look: the context is gone.
         let (db, watched) = self.watches.remove_entry(db).expect("present");
         if let Some(client) = watched.client {
-            self.disconnect(client);
+            self.disconnect(client, false);
         }
         self.survivor_done(&db);
         self.carry_out();

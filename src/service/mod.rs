@@ -12,7 +12,8 @@
 //!
 //! What it decides:
 //! - **Clients.** A port becomes a client with its `hello`; a second port announcing the same
-//!   clientId takes the client over (a context that reconnected) and the old port is closed.
+//!   clientId takes the client over (a context that reconnected): replies go to the new
+//!   port, and what still arrives on the old one counts as the client's.
 //! - **Liveness** (`liveness.rs`). A context names its database in `hello`; the service
 //!   watches it from then on, so a context that dies at any point after its `hello` is
 //!   noticed and its locks released.
@@ -33,7 +34,9 @@ use alloc::rc::Rc;
 
 use crate::{FxHashMap, FxHashSet};
 
-use crate::core::{Action, ClientId, LockManager, Mode, RequestError, RequestId, RequestState};
+use crate::core::{
+    AbortOutcome, Action, ClientId, LockManager, Mode, RequestError, RequestId, RequestState,
+};
 use crate::protocol::{self, ClientMessage, LockInfo, WorkerMessage};
 
 pub use liveness::REWATCH_MS;
@@ -177,7 +180,7 @@ impl Service {
             (Some(client), ClientMessage::Reclaim { id, name, mode }) => {
                 self.reclaim(client, id, &name, mode)
             }
-            (Some(client), ClientMessage::Goodbye) => self.disconnect(client),
+            (Some(client), ClientMessage::Goodbye) => self.disconnect(client, true),
             (Some(client), message) => {
                 if self.serving(client) {
                     self.apply(client, message);
@@ -292,12 +295,13 @@ impl Service {
     fn hello(&mut self, port: PortId, client_id: String, db: Option<String>) {
         let client = match self.by_client_id.get(client_id.as_str()) {
             // A context that believed its port dead reconnected while this worker still
-            // knows it: the new port takes the client over, state and all.
+            // knows it: the new port takes the client over, state and all; replies go to
+            // it from now on. The old port stays the client's until the client ends: what
+            // the context posted on it before it reconnected may still be on its way (a
+            // release overtaken by the new hello must not be lost).
             Some(&existing) => {
                 let entry = self.clients.get_mut(&existing).expect("indexed client");
-                let old = core::mem::replace(&mut entry.port, port);
-                self.ports.remove(&old);
-                self.outputs.push_back(Output::Close(old));
+                entry.port = port;
                 existing
             }
             None => {
@@ -330,16 +334,31 @@ impl Service {
         }
     }
 
-    /// §2.6 for a client whose context went away (goodbye, or its database died).
-    fn disconnect(&mut self, client: ClientId) {
+    /// §2.6 for a client whose context went away: it said goodbye, or its database died.
+    /// In the second case the port is told `evicted` before it is closed: should the context
+    /// still live (its database was deleted under it, or opened too late), it connects
+    /// again instead of waiting forever on a closed port.
+    fn disconnect(&mut self, client: ClientId, said_goodbye: bool) {
         let Some(gone) = self.clients.remove(&client) else {
             return;
         };
         self.core.client_gone(client);
         self.by_client_id.remove(&gone.client_id);
         self.deferred.retain(|(c, _)| *c != client);
-        if self.ports.remove(&gone.port).is_some() {
-            self.outputs.push_back(Output::Close(gone.port));
+        if !said_goodbye {
+            self.outputs
+                .push_back(Output::Send(gone.port, WorkerMessage::Evicted));
+        }
+        let mut ports: Vec<PortId> = Vec::new();
+        self.ports.retain(|port, speaker| {
+            let mine = *speaker == Some(client);
+            if mine {
+                ports.push(*port);
+            }
+            !mine
+        });
+        for port in ports {
+            self.outputs.push_back(Output::Close(port));
         }
         // Its watch stays until it fires, so that its database is cleaned up.
     }
@@ -379,8 +398,14 @@ impl Service {
             ClientMessage::Release { id } => {
                 self.core.release(global(client, id));
             }
+            // §4.3. The context aborts only before it has seen the grant; if the lock was
+            // granted meanwhile, the context would release it when the grant arrives — and
+            // that grant may be lost with a replaced port — so it is released here.
             ClientMessage::Abort { id } => {
-                self.core.abort(global(client, id));
+                let request = global(client, id);
+                if self.core.abort(request) == AbortOutcome::AlreadyHeld {
+                    self.core.release(request);
+                }
             }
             ClientMessage::Query { id } => {
                 let snapshot = self.snapshot(id);

@@ -155,6 +155,7 @@ pub(crate) fn encode(message: &WorkerMessage) -> JsValue {
             set(&object, "message", &(*message).into());
             ("error", *id)
         }
+        WorkerMessage::Evicted => ("evicted", None),
     };
     set(&object, "type", &kind.into());
     if let Some(id) = id {

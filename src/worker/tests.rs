@@ -426,3 +426,22 @@ async fn requests_wait_for_watch_and_for_the_survey() {
     let (held, _) = snapshot_rows(&a.recv().await);
     assert_eq!(held.len(), 1);
 }
+
+#[wasm_bindgen_test]
+async fn abort_of_a_granted_request_releases_it_and_old_ports_still_count() {
+    let hub = new_hub();
+    let a = Context::hello(&hub, "a").await;
+    let b = Context::hello(&hub, "b").await;
+    a.request(1, "x", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    b.request(1, "x", &[]);
+    // a's signal aborted before it saw the grant (which its replaced port may have lost).
+    a.send(&[("type", "abort".into()), ("id", 1.into())]);
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
+    // b reconnects on a new port; a release it had posted on the old port arrives after.
+    let b2 = Context::hello(&hub, "b").await;
+    b.send(&[("type", "release".into()), ("id", 1.into())]);
+    a.request(2, "x", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(2)));
+    assert_eq!(b2.query(3).await, (vec!["x exclusive a".into()], vec![]));
+}

@@ -41,9 +41,17 @@ for (const impl of IMPLS) {
       const third = await open();
       await pages[0].click('#ab');
       await pages[1].click('#ba');
-      await third.waitForSelector('#deadlock:not([hidden])', { timeout: 5000 });
-      const banner = await third.textContent('#deadlock');
       const [a, b] = await Promise.all(pages.map((p) => p.evaluate(() => demo.label)));
+      // The inspector refreshes every 300 ms: wait until both tabs' second requests are in.
+      await third.waitForFunction(
+        ([a, b]) => {
+          const text = document.querySelector('#deadlock:not([hidden])')?.textContent || '';
+          return text.includes(`${a} waits for ${b} (demo:B)`) && text.includes(`${b} waits for ${a} (demo:A)`);
+        },
+        [a, b],
+        { timeout: 5000 },
+      );
+      const banner = await third.textContent('#deadlock');
       assert.match(banner, /^Deadlock: /);
       assert.ok(banner.includes(`${a} waits for ${b} (demo:B)`), banner);
       assert.ok(banner.includes(`${b} waits for ${a} (demo:A)`), banner);
