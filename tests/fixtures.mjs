@@ -12,13 +12,14 @@ export const run = (cmd, args, cwd, env) =>
   execFileSync(cmd, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] }).toString();
 
 // A fresh `work` folder (under test-output/) with the packed package and the fixture
-// `fixture` (a folder under tests/) copied to work/app, installed with `tools` (names of
-// devDependencies). Returns the app's path.
+// `fixture` (a folder under tests/apps/, over tests/apps/shared/) copied to work/app,
+// installed with `tools` (names of devDependencies). Returns the app's path.
 export function fixtureApp(work, fixture, tools = []) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], ROOT).trim().split('\n').pop();
   const app = join(work, 'app');
+  cpSync(join(ROOT, 'tests/apps/shared'), app, { recursive: true });
   cpSync(join(ROOT, fixture), app, { recursive: true });
   const devDependencies = Object.fromEntries(tools.map((name) => [name, DEV[name]]));
   const pkg = { private: true, type: 'module', dependencies: { 'web-locks-polyfill': `file:../${tarball}` }, devDependencies };

@@ -1,5 +1,5 @@
 // The Web Locks API's behaviour, as test cases any runner can run (node:test here; Vitest in
-// tests/vitest/): `cases(env)` lists [title, async fn] pairs. `env.locks()` is the installed
+// tests/apps/vitest/): `cases(env)` lists [title, async fn] pairs. `env.locks()` is the installed
 // navigator.locks; `env.create()` makes another lock manager of the same lock service (its
 // own client). Lock names are unique per case, so cases may share one service.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// A Vitest project (tests/vitest/app) using the packed package's local lock manager as its
+// A Vitest project (tests/apps/vitest) using the packed package's local lock manager as its
 // setup file: the API cases pass in Vitest's node, jsdom and happy-dom environments, and
 // `vitest run` exits by itself.
 import { it } from 'node:test';
@@ -9,7 +9,7 @@ import { ROOT, fixtureApp, run } from '../fixtures.mjs';
 import { cases } from './api-cases.mjs';
 
 it('vitest run: every case passes in the node, jsdom and happy-dom environments', { timeout: 600_000 }, () => {
-  const app = fixtureApp(join(ROOT, 'test-output/vitest'), 'tests/vitest/app', ['vitest', 'jsdom', 'happy-dom']);
+  const app = fixtureApp(join(ROOT, 'test-output/vitest'), 'tests/apps/vitest', ['vitest', 'jsdom', 'happy-dom']);
   copyFileSync(join(ROOT, 'tests/node/api-cases.mjs'), join(app, 'api-cases.mjs'));
   const report = join(app, 'report.json');
   run(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=json', `--outputFile=${report}`], app, { CI: '1' });

@@ -1,4 +1,5 @@
-// A tiny app bundled by Vite from the packed package, as users install it.
+// The page script of the fixture apps (Vite, webpack, static): the package as users import
+// it, and a small T for the tests to drive.
 import 'web-locks-polyfill/auto';
 import { findDeadlocks } from 'web-locks-polyfill';
 
