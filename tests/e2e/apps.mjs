@@ -1,6 +1,7 @@
 // Shared by the suites that load a fixture app (tests/apps/: Vite, webpack, static) in
 // Chromium: two tabs, on two different pages of the app, must exclude each other through
-// the polyfill, with no failed request and one lock worker URL for both.
+// the polyfill, with no failed request and one lock worker URL for both; the in-realm lock
+// manager ({ local: true }) must load from the app as well.
 import assert from 'node:assert/strict';
 
 // Before any script: the native API hidden (so the polyfill installs), and the URLs the
@@ -51,6 +52,11 @@ export async function twoTabsExclude(browser, urls) {
     assert.notEqual(state.held[0].clientId, state.pending[0].clientId);
     await a.evaluate(() => T.release());
     await b.waitForFunction(() => T.log.includes('granted:app'));
+    // createLockManager({ local: true }) works from the app too (its own service chunk).
+    assert.deepEqual(await Promise.all([a.evaluate(() => T.local()), b.evaluate(() => T.local())]), [
+      'local:exclusive',
+      'local:exclusive',
+    ]);
     const workerUrls = [...(await a.evaluate(() => __workerUrls)), ...(await b.evaluate(() => __workerUrls))];
     assert.deepEqual(errors, []);
     assert.equal(new Set(workerUrls).size, 1, workerUrls.join('\n'));
