@@ -32,7 +32,7 @@ for project in tests/types tests/types/node tests/types/bare; do
 done
 
 step "Node: every entry imports; the local lock manager in Node, jsdom, happy-dom, Vitest"
-node --test --test-timeout=300000 --test-force-exit tests/node/
+node --test --test-timeout=300000 --test-concurrency=1 --test-force-exit tests/node/
 
 step "end to end in headless Chromium: native reference and polyfill, Vite build, demo screenshots"
 node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/

@@ -1,6 +1,7 @@
 // The packed package on plain static pages, no bundler: one page with an import map and
 // bare specifiers (tests/apps/shared/main.js), one importing the files by path in an inline
-// `<script type="module">`. Two tabs, one on each, exclude each other through one worker URL.
+// `<script type="module">`, one with the classic script. Two tabs, on two of them, exclude
+// each other through one worker URL.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -23,8 +24,15 @@ after(async () => {
   await new Promise((ok) => server.close(ok));
 });
 
-it('a page with an import map and one without exclude each other through one worker', async () => {
-  const worker = await twoTabsExclude(env.browser, [`${origin}/`, `${origin}/other/`]);
+const worker = () => {
   const dist = `${origin}/node_modules/web-locks-polyfill/dist/`;
-  assert.equal(worker, `${dist}web-locks-worker.js#wasm=${encodeURIComponent(`${dist}web_locks_bg.wasm`)}`);
+  return `${dist}web-locks-worker.js#wasm=${encodeURIComponent(`${dist}web_locks_bg.wasm`)}`;
+};
+
+it('a page with an import map and one without exclude each other through one worker', async () => {
+  assert.equal(await twoTabsExclude(env.browser, [`${origin}/`, `${origin}/other/`]), worker());
+});
+
+it('a page with the classic script and a module page exclude each other through one worker', async () => {
+  assert.equal(await twoTabsExclude(env.browser, [`${origin}/classic/`, `${origin}/`]), worker());
 });
