@@ -28,9 +28,9 @@ function workerLocation(defaults, options) {
 }
 
 // A client of the lock worker: its own clientId, port and liveness database. install() makes
-// one per context; every createLockManager() call makes another (`local`: a client of the
-// realm's own lock service, js/local.js). It connects at once where
-// a lock worker can be reached, so that a later first request() neither waits for the
+// one per context; every createLockManager() call makes another. (With `local`: a client of
+// the realm's own lock service instead, js/local.js.) It connects at once where a lock
+// worker can be reached, so that a later first request() neither waits for the
 // connection nor depends on the tab hosting the worker being responsive (Chromium routes
 // new SharedWorker connections through that tab's main thread); where none can be, or the
 // connection fails now, it stays lazy and request() reports the failure.

@@ -55,7 +55,7 @@ class LocalConnection extends Connection {
   }
 
   connectPort() {
-    if (this.hub.failure) throw domException('NotSupportedError', 'web-locks polyfill: ' + this.hub.failure);
+    if (this.hub.failure) throw domException('InvalidStateError', 'web-locks polyfill: ' + this.hub.failure);
     const channel = new MessageChannel();
     this.hub.port.postMessage({ v: 2, type: 'adopt' }, [channel.port2]);
     if (this.hub.connections) this.hub.connections.add(this);

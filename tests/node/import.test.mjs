@@ -120,3 +120,16 @@ it('local: a request waiting for a lock keeps Node alive until granted', async (
   `);
   assert.equal(out, 'second');
 });
+
+it('local: a .wasm that cannot be loaded rejects requests, and the process still exits', async () => {
+  const { out } = await run(`
+    const { createLockManager } = await import('./index.js');
+    const manager = createLockManager({ local: true, wasmUrl: new URL('./missing.wasm', import.meta.url) });
+    const outcome = (p) => p.then(() => 'resolved', (e) => e.name + ': ' + e.message);
+    const first = await outcome(manager.request('x', () => 1));
+    const later = await outcome(createLockManager({ local: true }).query());
+    console.log(JSON.stringify([first, later]));
+  `);
+  assert.match(out[0], /^InvalidStateError: .*could not start .*missing\.wasm/);
+  assert.match(out[1], /^InvalidStateError: .*could not start/);
+});
