@@ -154,7 +154,11 @@ export class Connection {
       self.postMessage({ [CONNECT]: 1 }, [channel.port2]);
       return channel.port1;
     }
-    throw domException('NotSupportedError', 'web-locks polyfill: this context can reach no lock worker');
+    throw domException(
+      'NotSupportedError',
+      'web-locks polyfill: this context can reach no lock worker (no SharedWorker, not a dedicated worker); ' +
+        'for a lock manager of this realm only, use createLockManager({ local: true })',
+    );
   }
 
   // Connects `port` (from a dedicated worker of this context) to the lock worker.

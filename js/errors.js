@@ -1,7 +1,16 @@
 // Real DOMExceptions with the spec's names (and TypeErrors for WebIDL conversions).
 
-// Captured now: in a detached iframe, global lookups of DOMException fail later.
-const DOMExceptionCtor = DOMException;
+// Captured now: in a detached iframe, global lookups of DOMException fail later. (A runtime
+// without DOMException, e.g. a bare `vm` context, gets Errors with the same names: importing
+// never throws.)
+const DOMExceptionCtor =
+  typeof DOMException === 'function'
+    ? DOMException
+    : function DOMException(message, name) {
+        const error = new Error(message);
+        error.name = name;
+        return error;
+      };
 
 export function domException(name, message) {
   return new DOMExceptionCtor(message, name);

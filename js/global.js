@@ -12,6 +12,7 @@ const base = () => src || location.href;
 const api = makeApi({
   workerUrl: () => new URL('./web-locks-worker.js', base()),
   wasmUrl: () => new URL('./web_locks_bg.wasm', base()),
+  service: () => import(new URL('./web-locks-service.js', base()).href),
 });
 globalThis.WebLocksPolyfill = { ...api, findDeadlocks };
 api.install();

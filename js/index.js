@@ -4,6 +4,8 @@ import { makeApi } from './install.js';
 export const { install, createLockManager, LockManager, Lock } = makeApi({
   workerUrl: () => new URL('./web-locks-worker.js', import.meta.url),
   wasmUrl: () => new URL('./web_locks_bg.wasm', import.meta.url),
+  // The in-realm lock service ({ local: true }), loaded only when one is asked for.
+  service: () => import('./web-locks-service.js'),
 });
 
 export { findDeadlocks } from './deadlocks.js';

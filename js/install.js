@@ -2,10 +2,14 @@
 
 import { CONNECT, Connection } from './connection.js';
 import { Lock, LockManager, newLockManager } from './lock-manager.js';
+import { localConnection } from './local.js';
 
-// A v4 UUID; crypto.randomUUID is secure-context only, getRandomValues is not.
+// A v4 UUID; crypto.randomUUID is secure-context only, getRandomValues is not (and Node 18
+// has no global crypto).
 function uuid() {
-  const b = crypto.getRandomValues(new Uint8Array(16));
+  const b = new Uint8Array(16);
+  if (typeof crypto !== 'undefined' && crypto.getRandomValues) crypto.getRandomValues(b);
+  else for (let i = 0; i < 16; i++) b[i] = Math.random() * 256;
   b[6] = (b[6] & 0x0f) | 0x40;
   b[8] = (b[8] & 0x3f) | 0x80;
   const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
@@ -24,15 +28,18 @@ function workerLocation(defaults, options) {
 }
 
 // A client of the lock worker: its own clientId, port and liveness database. install() makes
-// one per context; every createLockManager() call makes another. It connects at once where
-// a lock worker can be reached, so that a later first request() neither waits for the
+// one per context; every createLockManager() call makes another. (With `local`: a client of
+// the realm's own lock service instead, js/local.js.) It connects at once where a lock
+// worker can be reached, so that a later first request() neither waits for the
 // connection nor depends on the tab hosting the worker being responsive (Chromium routes
 // new SharedWorker connections through that tab's main thread); where none can be, or the
 // connection fails now, it stays lazy and request() reports the failure.
 function connect(defaults, options) {
-  const connection = new Connection(() => workerLocation(defaults, options), uuid());
+  const connection = options.local
+    ? localConnection(defaults, options, uuid())
+    : new Connection(() => workerLocation(defaults, options), uuid());
   const start = () => {
-    if (!Connection.reachable()) return;
+    if (!connection.constructor.reachable()) return;
     try {
       connection.open();
     } catch {
@@ -98,14 +105,25 @@ function navigatorBrandCheck(proto, nav) {
   };
 }
 
+// Runtimes without a navigator (Node before 21) get one for the local lock manager: a plain
+// object with a prototype of its own, where the `locks` getter goes.
+function newNavigator() {
+  const nav = Object.create(Object.create(Object.prototype, { [Symbol.toStringTag]: { value: 'Navigator' } }));
+  Object.defineProperty(globalThis, 'navigator', { value: nav, writable: true, enumerable: true, configurable: true });
+  return nav;
+}
+
 export function makeApi(defaults) {
   function createLockManager(options = {}) {
     return newLockManager(connect(defaults, options));
   }
 
   function install(options = {}) {
-    const nav = globalThis.navigator;
+    let nav = globalThis.navigator;
     if (!options.force && nav && nav.locks) return nav.locks;
+    // No lock worker to reach (Node, SSR) and no in-realm service asked for: nothing to do.
+    if (!options.local && !Connection.reachable()) return (nav && nav.locks) || undefined;
+    if (!nav) nav = newNavigator();
     const connection = connect(defaults, options);
     const manager = newLockManager(connection);
     adoptWorkers(connection);

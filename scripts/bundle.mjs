@@ -16,7 +16,19 @@ const worker = await transform(glue + '\n' + entry, { minify: true, target: TARG
 await writeFile('dist/web-locks-worker.js', worker.code);
 await copyFile('pkg/web_locks_bg.wasm', 'dist/web_locks_bg.wasm');
 
-await build({ ...common, entryPoints: ['js/index.js'], format: 'esm', outfile: 'dist/index.js' });
-// auto.js imports ./index.js rather than a copy: one LockManager class per page.
-await build({ ...common, entryPoints: ['js/auto.js'], format: 'esm', outfile: 'dist/auto.js', external: ['./index.js'] });
+// The in-realm service ({ local: true }): the same glue as an ES module, loaded on demand by
+// the entries. Its tail is not minified, so that its bundler hints survive.
+const glueModule = await transform(glue, { minify: true, target: TARGETS, legalComments: 'none' });
+const service = await transform(await readFile('js/local-service.js', 'utf8'), { format: 'esm', target: TARGETS });
+await writeFile('dist/web-locks-service.js', glueModule.code + service.code);
+
+// The entries that load the service do so by import(): it stays a file (a chunk) of its own.
+const lazy = ['./web-locks-service.js'];
+await build({ ...common, entryPoints: ['js/index.js'], format: 'esm', outfile: 'dist/index.js', external: lazy });
+// auto.js and local.js import ./index.js rather than a copy: one LockManager class per page.
+for (const [entry, out] of [['auto', 'auto'], ['local-entry', 'local']]) {
+  await build({ ...common, entryPoints: [`js/${entry}.js`], format: 'esm', outfile: `dist/${out}.js`, external: ['./index.js'] });
+}
 await build({ ...common, entryPoints: ['js/global.js'], format: 'iife', outfile: 'dist/web-locks.global.js' });
+// The Vite plugin runs in Node (Vite's config): plain ESM, no browser targets.
+await build({ ...common, entryPoints: ['js/vite.js'], format: 'esm', outfile: 'dist/vite.js', target: 'node18', minify: false });

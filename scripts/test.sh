@@ -29,9 +29,14 @@ node scripts/sizes.mjs --check
 step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium"
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} wasm-pack test --headless --chrome --lib --no-default-features
 
-step "JS units (deadlock detector) and TypeScript declarations"
+step "JS units (deadlock detector) and TypeScript declarations (DOM, Node, bare ES)"
 node --test tests/js/
-node_modules/.bin/tsc -p tests/types/tsconfig.json
+for project in tests/types tests/types/node tests/types/bare; do
+  node_modules/.bin/tsc -p "$project/tsconfig.json"
+done
+
+step "Node: every entry imports; the local lock manager in Node, jsdom, happy-dom, Vitest"
+node --test --test-timeout=300000 --test-concurrency=1 --test-force-exit tests/node/
 
 step "end to end in headless Chromium: native reference and polyfill, Vite build, demo screenshots"
 node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/

@@ -1,9 +1,50 @@
 // Types for the package's own API. LockManager, Lock, LockOptions and LockManagerSnapshot
-// are TypeScript's DOM types (lib "dom"): the polyfill implements exactly those.
+// are TypeScript's DOM types (lib "dom"): the polyfill implements exactly those. Where the
+// DOM lib is absent (a Node project: lib "es2022", @types/node), the same interfaces are
+// declared below; with it, the declarations merge with the DOM's, member for member.
+
+declare global {
+  // Merged with the DOM's / @types/node's; empty where neither is present.
+  interface AbortSignal {}
+  interface URL {}
+  interface Lock {
+    readonly mode: 'exclusive' | 'shared';
+    readonly name: string;
+  }
+  interface LockInfo {
+    clientId?: string;
+    mode?: 'exclusive' | 'shared';
+    name?: string;
+  }
+  interface LockManagerSnapshot {
+    held?: LockInfo[];
+    pending?: LockInfo[];
+  }
+  interface LockOptions {
+    ifAvailable?: boolean;
+    mode?: 'exclusive' | 'shared';
+    signal?: AbortSignal;
+    steal?: boolean;
+  }
+  interface LockGrantedCallback<T> {
+    (lock: Lock | null): T;
+  }
+  interface LockManager {
+    query(): Promise<LockManagerSnapshot>;
+    request<T>(name: string, callback: LockGrantedCallback<T>): Promise<T>;
+    request<T>(name: string, options: LockOptions, callback: LockGrantedCallback<T>): Promise<T>;
+  }
+}
 
 export interface PolyfillOptions {
   /** Install even where a native `navigator.locks` exists (tests, benchmarks). */
   force?: boolean;
+  /**
+   * An in-process lock manager: the lock service runs in this realm (no SharedWorker, no
+   * IndexedDB) and coordinates only the local lock managers of this realm, never other tabs
+   * or workers. For Node, jsdom, happy-dom and test runners; never for cross-tab locking.
+   */
+  local?: boolean;
   /** URL of `web-locks-worker.js`; default: next to this module. */
   workerUrl?: string | URL;
   /** URL of `web_locks_bg.wasm`; default: next to this module (or the worker, if `workerUrl` is given). */
@@ -12,11 +53,19 @@ export interface PolyfillOptions {
 
 /**
  * Installs `navigator.locks`, `LockManager` and `Lock` where missing (or always with
- * `force`), and returns the `LockManager` in place afterwards.
+ * `force`), and returns the `LockManager` in place afterwards. With `local: true` it always
+ * installs (creating `navigator` where the runtime has none). Without it, where no lock
+ * worker can be reached (no `SharedWorker`, not a dedicated worker: Node, SSR) it does
+ * nothing and returns `navigator.locks` if there is one, else `undefined`.
  */
-export function install(options?: PolyfillOptions): LockManager;
+export function install(options: PolyfillOptions & { local: true }): LockManager;
+export function install(options?: PolyfillOptions): LockManager | undefined;
 
-/** A `LockManager` of its own (its own clientId), without touching any global. */
+/**
+ * A `LockManager` of its own (its own clientId), without touching any global. Without
+ * `local`, in a runtime that can reach no lock worker, its `request()` and `query()` reject
+ * with a `NotSupportedError` (creating it does not throw).
+ */
 export function createLockManager(options?: Omit<PolyfillOptions, 'force'>): LockManager;
 
 /** The polyfill's `LockManager` interface object (not constructible, like the native one). */

@@ -1,70 +1,70 @@
-// The packed package, installed into a tiny app and bundled by Vite (hashed assets, a base
-// path): the worker and the .wasm survive bundling and two tabs exclude each other.
-import { after, before, it } from 'node:test';
+// The packed package in a Vite project (tests/apps/vite, configured as README says: the
+// plugin): built (hashed assets, a base path) and served by the dev server (which
+// pre-bundles dependencies); in both, two tabs on two pages exclude each other through one
+// lock worker URL. The dev server's SSR loads the entries without effect.
+import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { launch } from './browser.mjs';
+import { twoTabsExclude } from './apps.mjs';
 import { serve } from '../../scripts/serve.mjs';
+import { ROOT, fixtureApp, run } from '../fixtures.mjs';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const WORK = join(ROOT, 'test-output/vite');
-const APP = join(WORK, 'app');
-
+let app;
 let env;
-let server;
-let origin;
 before(async () => {
-  rmSync(WORK, { recursive: true, force: true });
-  mkdirSync(WORK, { recursive: true });
-  const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] }).toString();
-  const tarball = run('npm', ['pack', '--silent', '--pack-destination', WORK], ROOT).trim().split('\n').pop();
-  cpSync(join(ROOT, 'tests/vite/app'), APP, { recursive: true });
-  writeFileSync(
-    join(APP, 'package.json'),
-    JSON.stringify({ private: true, type: 'module', dependencies: { 'web-locks-polyfill': `file:../${tarball}` } }),
-  );
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--silent'], APP);
-  run(process.execPath, [join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--base', '/app/', '--logLevel', 'warn'], APP);
-  server = await serve(0, { root: join(APP, 'dist'), base: '/app/' });
-  origin = `http://127.0.0.1:${server.address().port}`;
+  app = fixtureApp(join(ROOT, 'test-output/vite'), 'tests/apps/vite', ['vite']);
   env = await launch();
 });
-after(async () => {
-  await env.close();
-  await new Promise((ok) => server.close(ok));
-});
+after(() => env.close());
 
-it('emits the worker and the wasm as hashed assets', () => {
-  const assets = readdirSync(join(APP, 'dist/assets'));
-  assert.ok(assets.some((f) => /^web-locks-worker-.+\.js$/.test(f)), assets.join());
-  assert.ok(assets.some((f) => /^web_locks_bg-.+\.wasm$/.test(f)), assets.join());
-});
-
-it('two tabs of the bundled app exclude each other through the polyfill', async () => {
-  const context = await env.browser.newContext();
-  await context.addInitScript(() => {
-    delete Navigator.prototype.locks;
+describe('vite build', () => {
+  let server;
+  let origin;
+  before(async () => {
+    run(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--base', '/app/', '--logLevel', 'warn'], app);
+    server = await serve(0, { root: join(app, 'dist'), base: '/app/' });
+    origin = `http://127.0.0.1:${server.address().port}`;
   });
-  const errors = [];
-  const open = async () => {
-    const page = await context.newPage();
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(`${origin}/app/`);
-    await page.waitForFunction(() => window.T && window.T.ready);
-    return page;
-  };
-  const [a, b] = [await open(), await open()];
-  assert.deepEqual(await a.evaluate(() => [T.polyfilled, T.deadlockFinder]), [true, 'function']);
-  await a.evaluate(() => T.hold('bundled'));
-  await a.waitForFunction(() => T.log.includes('granted:bundled'));
-  await b.evaluate(() => T.hold('bundled'));
-  const state = await b.evaluate(() => T.query());
-  assert.equal(state.held.length, 1);
-  assert.equal(state.pending.length, 1);
-  await a.evaluate(() => T.release());
-  await b.waitForFunction(() => T.log.includes('granted:bundled'));
-  assert.deepEqual(errors, []);
-  await context.close();
+  after(() => new Promise((ok) => server.close(ok)));
+
+  it('emits the worker and the wasm as hashed assets', () => {
+    const assets = readdirSync(join(app, 'dist/assets'));
+    assert.ok(assets.some((f) => /^web-locks-worker-.+\.js$/.test(f)), assets.join());
+    assert.ok(assets.some((f) => /^web_locks_bg-.+\.wasm$/.test(f)), assets.join());
+  });
+
+  it('two tabs on two pages of the built app exclude each other through one worker', async () => {
+    const worker = await twoTabsExclude(env.browser, [`${origin}/app/`, `${origin}/app/other/`]);
+    assert.match(worker, /\/app\/assets\/web-locks-worker-[^/]+\.js#wasm=.*%2Fapp%2Fassets%2Fweb_locks_bg-/);
+  });
+});
+
+describe('vite dev server', () => {
+  let server;
+  before(async () => {
+    const { createServer } = await import(join(app, 'node_modules/vite/dist/node/index.js'));
+    server = await createServer({ root: app, server: { host: '127.0.0.1', port: 0 }, logLevel: 'warn' });
+    await server.listen();
+  });
+  after(() => server.close());
+
+  it('two tabs on two pages exclude each other; the worker is served from the package', async () => {
+    const origin = server.resolvedUrls.local[0].replace(/\/$/, '');
+    const worker = await twoTabsExclude(env.browser, [`${origin}/`, `${origin}/other/`]);
+    assert.equal(
+      worker,
+      `${origin}/node_modules/web-locks-polyfill/dist/web-locks-worker.js#wasm=` +
+        encodeURIComponent(`${origin}/node_modules/web-locks-polyfill/dist/web_locks_bg.wasm`),
+    );
+  });
+
+  it('SSR (ssrLoadModule): the entries import, install() does nothing', async () => {
+    const module = await server.ssrLoadModule('/ssr.js');
+    assert.equal(module.installed, undefined);
+    assert.equal(module.navigatorType, 'undefined');
+    const error = await module.manager.query().catch((e) => e);
+    assert.equal(error.name, 'NotSupportedError');
+  });
 });

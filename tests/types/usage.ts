@@ -1,9 +1,15 @@
 // Compiled with tsc (npm test): the package's types work with TypeScript's DOM types.
 import { createLockManager, findDeadlocks, install, Lock as LockClass, type Deadlock } from 'web-locks-polyfill';
 import 'web-locks-polyfill/auto';
+import 'web-locks-polyfill/local';
+import webLocks from 'web-locks-polyfill/vite';
+import { defineConfig } from 'vite';
 
-const manager: LockManager = install({ force: true, workerUrl: new URL('/w.js', location.href) });
+// Where no lock worker can be reached, install() does nothing and may return undefined.
+const maybe: LockManager | undefined = install({ force: true, workerUrl: new URL('/w.js', location.href) });
+const manager: LockManager = install({ local: true });
 const own: LockManager = createLockManager({ wasmUrl: '/x.wasm' });
+const local: LockManager = createLockManager({ local: true });
 
 const result: Promise<number> = manager.request('name', { mode: 'shared', ifAvailable: true }, (lock) => {
   const held: Lock | null = lock;
@@ -16,6 +22,9 @@ async function inspect(): Promise<Deadlock[]> {
 }
 
 const isLock = (value: unknown): value is Lock => value instanceof (LockClass as unknown as typeof Lock);
+const fromNavigator: LockManager = navigator.locks;
+
+const config = defineConfig({ plugins: [webLocks()] });
 
 // @ts-expect-error: not an option
 install({ forced: true });
@@ -23,5 +32,7 @@ install({ forced: true });
 createLockManager({ force: true });
 // @ts-expect-error: the callback is required
 manager.request('name');
+// @ts-expect-error: may be undefined
+const sure: LockManager = install();
 
-export { result, inspect, isLock };
+export { result, inspect, isLock, maybe, local, fromNavigator, config, sure };

@@ -1,6 +1,7 @@
-// A tiny app bundled by Vite from the packed package, as users install it.
+// The page script of the fixture apps (Vite, webpack, static): the package as users import
+// it, and a small T for the tests to drive.
 import 'web-locks-polyfill/auto';
-import { findDeadlocks } from 'web-locks-polyfill';
+import { createLockManager, findDeadlocks } from 'web-locks-polyfill';
 
 const getter = Object.getOwnPropertyDescriptor(Navigator.prototype, 'locks').get;
 let release;
@@ -16,5 +17,7 @@ window.T = {
   },
   release: () => release(),
   query: () => navigator.locks.query(),
+  // The in-realm lock manager: its service chunk and the wasm, loaded through the bundle.
+  local: () => createLockManager({ local: true }).request('local', (lock) => `${lock.name}:${lock.mode}`),
   ready: true,
 };

@@ -1,0 +1,44 @@
+// Appended to wasm-bindgen's `no-modules` glue (which defines `wasm_bindgen`) to make the ES
+// module dist/web-locks-service.js: the lock service in the calling realm, for
+// install({ local: true }) and createLockManager({ local: true }) (js/local.js). Not minified:
+// the bundler hints in nodeModule() must survive.
+
+// The glue checks `instanceof MessagePort` on adopted ports. DOM shims (happy-dom under
+// Vitest) replace the global MessagePort with a class of their own while MessageChannel
+// stays the runtime's: this binding, which shadows the global in this module, is set to the
+// class of the ports actually used.
+// eslint-disable-next-line no-unused-vars
+let MessagePort = globalThis.MessagePort;
+
+// A Node built-in module, without a static import a browser bundler would try to resolve.
+function nodeModule(name) {
+  const proc = globalThis.process;
+  if (proc && typeof proc.getBuiltinModule === 'function') return Promise.resolve(proc.getBuiltinModule(name));
+  const specifier = 'node:' + name;
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ specifier);
+}
+
+// What wasm-bindgen instantiates: a file: URL (Node, jsdom, happy-dom: no fetch for those)
+// is read from disk; anything else is fetched.
+async function wasmSource(url) {
+  if (!url.startsWith('file:')) return url;
+  const [fs, path] = await Promise.all([nodeModule('fs/promises'), nodeModule('url')]);
+  return fs.readFile(path.fileURLToPath(url));
+}
+
+// Loads the wasm from `wasmUrl` and serves protocol v2 on `port` (the service's end of the
+// realm's hub channel; clients are adopted through it).
+export async function serveLocal(port, wasmUrl) {
+  MessagePort = Object.getPrototypeOf(port).constructor;
+  await wasm_bindgen({ module_or_path: await wasmSource(wasmUrl) });
+  wasm_bindgen.serve_local(port);
+  // Node: the service's ports never hold the process open (a client's port does while it
+  // waits for an answer). The service listens first; then each adopted port is unref'd.
+  if (typeof port.unref === 'function') {
+    port.addEventListener('message', (event) => {
+      const adopted = event.ports && event.ports[0];
+      if (adopted && typeof adopted.unref === 'function') adopted.unref();
+    });
+    port.unref();
+  }
+}

@@ -1,0 +1,125 @@
+// The in-realm lock service: install({ local: true }), createLockManager({ local: true }) and
+// the `local` entry. The same wasm lock service as the SharedWorker's runs in this realm
+// (dist/web-locks-service.js, loaded on first use), on one end of a MessageChannel; every
+// local lock manager of the realm is a client of it on a channel of its own, adopted
+// through that hub, and speaks protocol v2 exactly as with the lock worker. It coordinates
+// the local lock managers of this realm only (README "In-process lock manager").
+
+import { Connection } from './connection.js';
+import { domException } from './errors.js';
+
+// The realm's service: { port (our end of the hub), failure (once it cannot serve),
+// connections (while it starts: to fail if it cannot) }. Started by the first local lock
+// manager, with its `wasmUrl`.
+let service = null;
+
+function startService(defaults, options) {
+  if (service) return service;
+  if (typeof MessageChannel !== 'function') {
+    throw domException('NotSupportedError', 'web-locks polyfill: no MessageChannel in this runtime');
+  }
+  const base = typeof location !== 'undefined' && location.href;
+  const wasm = new URL(String(options.wasmUrl || defaults.wasmUrl()), base || undefined).href;
+  const hub = new MessageChannel();
+  const started = { port: hub.port1, failure: null, connections: new Set() };
+  service = started;
+  defaults
+    .service()
+    .then((module) => module.serveLocal(hub.port2, wasm))
+    .then(
+      () => {
+        started.connections = null;
+      },
+      (error) => {
+        started.failure = 'the in-realm lock service could not start (' + wasm + '): ' + error;
+        for (const connection of started.connections) connection.fail(started.failure);
+      },
+    );
+  return started;
+}
+
+// Replies that answer what a request or query waited for.
+const ANSWERS = ['granted', 'notAvailable', 'stolen', 'snapshot', 'error'];
+
+class LocalConnection extends Connection {
+  constructor(hub, clientId) {
+    super(null, clientId);
+    this.hub = hub;
+    // Ids of requests and queries waiting for an answer: while there are some, the port
+    // keeps a Node process alive (as a pending timer would); otherwise it lets it exit.
+    this.awaiting = new Set();
+  }
+
+  static reachable() {
+    return true;
+  }
+
+  connectPort() {
+    if (this.hub.failure) throw domException('InvalidStateError', 'web-locks polyfill: ' + this.hub.failure);
+    const channel = new MessageChannel();
+    this.hub.port.postMessage({ v: 2, type: 'adopt' }, [channel.port2]);
+    if (this.hub.connections) this.hub.connections.add(this);
+    return channel.port1;
+  }
+
+  // No liveness database: the service lives and dies with this realm, as its clients do.
+  openDatabase() {
+    this.dbState = 'unusable';
+  }
+
+  // The service is in this realm: it cannot die, nor a port reach a dead one.
+  awaitWelcome() {}
+
+  attach() {
+    super.attach();
+    this.keepAlive();
+  }
+
+  send(id, message, handler) {
+    super.send(id, message, handler);
+    this.awaiting.add(id);
+    this.keepAlive();
+  }
+
+  post(message, transfer) {
+    if (message.type === 'abort') this.awaiting.delete(message.id);
+    super.post(message, transfer);
+    this.keepAlive();
+  }
+
+  done(id) {
+    super.done(id);
+    this.awaiting.delete(id);
+    this.keepAlive();
+  }
+
+  dispatch(message) {
+    if (message && ANSWERS.includes(message.type)) this.awaiting.delete(message.id);
+    super.dispatch(message);
+    this.keepAlive();
+  }
+
+  close(persisted) {
+    this.awaiting.clear();
+    super.close(persisted);
+  }
+
+  fail(reason, port) {
+    this.awaiting.clear();
+    this.keepAlive();
+    super.fail(reason, port);
+  }
+
+  // Node's MessagePorts hold the process open while they listen: only while an answer is due.
+  keepAlive() {
+    const port = this.port;
+    if (!port || typeof port.ref !== 'function') return;
+    if (this.awaiting.size > 0) port.ref();
+    else port.unref();
+  }
+}
+
+// A new client of the realm's service (started on first use).
+export function localConnection(defaults, options, clientId) {
+  return new LocalConnection(startService(defaults, options), clientId);
+}

@@ -1,0 +1,8 @@
+// A project's Vitest config with the polyfill's in-process lock manager: one setup file.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    setupFiles: ['web-locks-polyfill/local'],
+  },
+});

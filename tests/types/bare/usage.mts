@@ -1,0 +1,6 @@
+// Compiled with tsc (npm test): the package's types with no DOM lib and no @types/node.
+import { install } from 'web-locks-polyfill';
+import 'web-locks-polyfill/local';
+
+const locks: LockManager = install({ local: true });
+export const n: Promise<number> = locks.request('x', { ifAvailable: true }, (lock) => (lock ? 1 : 0));

@@ -1,0 +1,26 @@
+// Compiled with tsc (npm test): the package's types in a Node project, without the DOM lib.
+import { createLockManager, findDeadlocks, install, LockManager as LockManagerClass } from 'web-locks-polyfill';
+import 'web-locks-polyfill/auto';
+import 'web-locks-polyfill/local';
+import 'web-locks-polyfill/global';
+
+// In Node, install() without `local` does nothing: undefined (or an existing navigator.locks).
+const nothing: LockManager | undefined = install();
+const locks: LockManager = install({ local: true });
+const other: LockManager = createLockManager({ local: true });
+
+async function run(): Promise<string> {
+  const controller = new AbortController();
+  const name = await locks.request('job', { mode: 'exclusive', signal: controller.signal }, (lock) => lock?.name ?? '');
+  const snapshot: LockManagerSnapshot = await other.query();
+  const held: LockInfo[] = snapshot.held ?? [];
+  return name + held.length + findDeadlocks(snapshot).length;
+}
+
+const proto: LockManager = LockManagerClass.prototype;
+const global: typeof import('web-locks-polyfill') = WebLocksPolyfill;
+
+// @ts-expect-error: not a mode
+locks.request('job', { mode: 'read' }, () => 0);
+
+export { nothing, run, proto, global };
