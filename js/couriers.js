@@ -11,9 +11,9 @@
 //   With no window open, the offer waits (looked for again every POLL_MS) until one is: the
 //   context's requests wait meanwhile (README "Contexts and lifecycle").
 //
-// Each new offer replaces an undelivered older one, and turns to the next courier: the
-// connection offers again when its port went unanswered (the welcome watchdog), which is
-// what a dead or unpolyfilled courier looks like.
+// Each new offer replaces an undelivered older one, and goes to the courier asked least
+// recently: the connection offers again when its port went unanswered (the welcome
+// watchdog), which is what a dead, busy or unpolyfilled courier looks like.
 
 const POLL_MS = 250;
 const MAX_PAGES = 32;
@@ -26,11 +26,14 @@ export function inServiceWorker() {
   return typeof ServiceWorkerGlobalScope === 'function' && self instanceof ServiceWorkerGlobalScope;
 }
 
-// The ports of the pages connected to this shared worker, newest first. Recorded from the
-// start: the polyfill must be loaded by the worker's script before its first `connect`.
+// The ports of the pages connected to this shared worker, in the order they are to be asked:
+// newest first, and each one asked goes to the back. Recorded from the start: the
+// polyfill must be loaded by the worker's script before its first `connect`.
 const pages = [];
+// For a service worker: when each window (by client id) was last asked (the offer's number).
+const asked = new Map();
+let offers = 0;
 let offer = null; // { port, message }: an undelivered offer
-let turn = 0; // how many offers were made: which courier is next
 if (inSharedWorker()) {
   self.addEventListener('connect', (event) => {
     pages.unshift(event.ports[0]);
@@ -42,7 +45,7 @@ if (inSharedWorker()) {
 // Offers `port` (with `message`, which says what it is) to a courier as soon as there is one.
 export function offerPort(port, message) {
   offer = { port, message };
-  turn++;
+  offers++;
   deliver();
 }
 
@@ -51,19 +54,21 @@ function deliver() {
   if (inSharedWorker()) {
     if (!pages.length) return; // sent at the next connect
     offer = null;
-    pages[(turn - 1) % pages.length].postMessage(current.message, [current.port]);
+    const page = pages.shift();
+    pages.push(page);
+    page.postMessage(current.message, [current.port]);
   } else if (inServiceWorker()) {
-    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then(
-      (windows) => {
-        if (offer !== current) return; // replaced meanwhile
-        if (!windows.length) {
-          setTimeout(() => offer === current && deliver(), POLL_MS);
-          return;
-        }
-        offer = null;
-        windows[(turn - 1) % windows.length].postMessage(current.message, [current.port]);
-      },
-      () => setTimeout(() => offer === current && deliver(), POLL_MS),
-    );
+    const retry = () => setTimeout(() => offer === current && deliver(), POLL_MS);
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
+      if (offer !== current) return; // replaced meanwhile
+      if (!windows.length) return retry();
+      offer = null;
+      // The window asked least recently (never, first), in matchAll's order.
+      const when = (client) => (asked.has(client.id) ? asked.get(client.id) : -1);
+      const client = windows.reduce((best, w) => (when(w) < when(best) ? w : best));
+      asked.set(client.id, offers);
+      if (asked.size > MAX_PAGES) asked.delete(asked.keys().next().value);
+      client.postMessage(current.message, [current.port]);
+    }, retry);
   }
 }

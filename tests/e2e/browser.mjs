@@ -16,7 +16,7 @@ export const needsCdp = BROWSER !== 'chromium' && `${BROWSER}: needs Chromium's 
 // Prefixes describe() names outside Chromium, so that reports say where they ran.
 export const where = BROWSER === 'chromium' ? '' : `${BROWSER} `;
 
-const ARGS = [
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-dev-shm-usage',
@@ -35,7 +35,7 @@ export async function launch({ bfcache = false } = {}) {
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = BROWSER === 'firefox' ? await launchFirefox() : await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ARGS,
+    args: CHROMIUM_ARGS,
     ignoreDefaultArgs: bfcache ? ['--disable-back-forward-cache'] : [],
   });
   return {

@@ -48,11 +48,11 @@ const T = {
   terminate(key) {
     T.workers[key].terminate();
   },
-  // A user's SharedWorker running tests/e2e/shared-worker.js (one per origin and impl): its
-  // replies to this page land in T.log.
+  // A user's SharedWorker running tests/e2e/shared-worker.js (one per origin and impl, the
+  // page's unless `workerImpl`): its replies to this page land in T.log.
   shared: {},
-  connectShared(key) {
-    const worker = new SharedWorker(`/tests/e2e/shared-worker.js?impl=${impl}`);
+  connectShared(key, workerImpl = impl) {
+    const worker = new SharedWorker(`/tests/e2e/shared-worker.js?impl=${workerImpl}`);
     worker.port.onmessage = (event) => T.log.push(event.data);
     T.shared[key] = worker;
   },

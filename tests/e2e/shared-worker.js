@@ -1,7 +1,7 @@
 // A user's SharedWorker for the end-to-end tests (tests/e2e/workers.test.mjs):
 // `shared-worker.js?impl=<native|polyfill>`. It answers each connected page on that page's
 // port: {cmd: 'hold', key, name} requests `name` and holds it until {cmd: 'release', key};
-// {cmd: 'query'}; {cmd: 'close'} ends the worker (self.close()). Replies are strings.
+// {cmd: 'query', key}; {cmd: 'close'} ends the worker (self.close()). Replies are strings.
 if (new URL(location.href).searchParams.get('impl') === 'polyfill') {
   delete WorkerNavigator.prototype.locks;
   delete self.LockManager;
@@ -14,8 +14,8 @@ onconnect = ({ ports: [port] }) => {
   port.onmessage = async ({ data }) => {
     if (data.cmd === 'hold') {
       navigator.locks
-        .request(data.name, data.options || {}, (lock) => {
-          say(lock ? `shared-granted:${data.key}:${lock.name}` : `shared-null:${data.key}`);
+        .request(data.name, (lock) => {
+          say(`shared-granted:${data.key}:${lock.name}`);
           return new Promise((resolve) => (releases[data.key] = resolve));
         })
         .then(
