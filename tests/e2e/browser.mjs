@@ -31,7 +31,8 @@ export const CHROMIUM_ARGS = [
 
 // `bfcache: true` keeps the back/forward cache, which Playwright turns off by default.
 export async function launch({ bfcache = false } = {}) {
-  const server = await serve(0);
+  // (Firefox keeps no page served with `no-store` in its back/forward cache.)
+  const server = await serve(0, { store: bfcache && BROWSER === 'firefox' });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser = BROWSER === 'firefox' ? await launchFirefox() : await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
