@@ -156,6 +156,9 @@ for (const impl of IMPLS) {
     it('a service worker with no window open: native grants; the polyfill waits for a window', async () => {
       const [a] = await fresh(1);
       await a.evaluate(() => T.registerSW());
+      // Held throughout: for the polyfill, re-declared to the lock worker the next window starts.
+      await a.evaluate(() => T.tellSW({ cmd: 'hold', key: 'k', name: 'kept' }));
+      await said(a, 'sw-granted:k:kept');
       // Both requests are made 1 s later, when no window is open; the second gives up after 1.5 s.
       await a.evaluate(() => T.tellSW({ cmd: 'hold', key: 'w', name: 'no-window', delay: 1000 }));
       await a.evaluate(() => T.tellSW({ cmd: 'hold', key: 't', name: 'no-window-2', delay: 1000, timeout: 1500 }));
@@ -170,6 +173,10 @@ for (const impl of IMPLS) {
       await b.evaluate(() => T.tellSW({ cmd: 'said', key: 'all' }));
       const all = JSON.parse((await said(b, 'sw-said:all:')).slice('sw-said:all:'.length));
       const granted = all.find((e) => e.startsWith('sw-granted:w:no-window:'));
+      const state = await query(b);
+      const held = impl === 'native' ? ['kept', 'no-window', 'no-window-2'] : ['kept', 'no-window'];
+      assert.deepEqual(state.held.map((r) => r[0]).sort(), held);
+      assert.equal(await b.evaluate(() => navigator.locks.request('kept', { ifAvailable: true }, (l) => l)), null);
       const msAfterAsking = Number(granted.split(':').pop());
       if (impl === 'native') {
         assert.ok(msAfterAsking < 2000, `granted ${msAfterAsking} ms after the message (no window needed)`);
