@@ -7,6 +7,7 @@
 // own database the same way, and when the worker dies it starts a new one and re-declares
 // what it holds and waits for.
 
+import { inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
 import { domException } from './errors.js';
 
 const VERSION = 2;
@@ -47,7 +48,7 @@ export class Connection {
 
   // Whether this context can reach a lock worker at all (so connecting early is worthwhile).
   static reachable() {
-    return typeof SharedWorker === 'function' || inDedicatedWorker();
+    return typeof SharedWorker === 'function' || inDedicatedWorker() || inSharedWorker() || inServiceWorker();
   }
 
   // A fresh request id (below 2^32, never 0, not in use by a live request).
@@ -134,6 +135,8 @@ export class Connection {
   // polyfill hands it to the lock worker (`adopt`); messages wait in the channel meanwhile.
   connectPort() {
     const dedicated = inDedicatedWorker();
+    // (The page's wrapper of SharedWorker keeps the native constructor: see install.js.)
+    const SharedWorker = globalThis.SharedWorker && (globalThis.SharedWorker[CONNECT] || globalThis.SharedWorker);
     if (typeof SharedWorker === 'function') {
       let url;
       try {
@@ -154,14 +157,21 @@ export class Connection {
       self.postMessage({ [CONNECT]: 1 }, [channel.port2]);
       return channel.port1;
     }
+    // Shared and service workers: through a window (couriers.js).
+    if (inSharedWorker() || inServiceWorker()) {
+      const channel = new MessageChannel();
+      offerPort(channel.port2, { [CONNECT]: 1 });
+      return channel.port1;
+    }
     throw domException(
       'NotSupportedError',
-      'web-locks polyfill: this context can reach no lock worker (no SharedWorker, not a dedicated worker); ' +
+      'web-locks polyfill: this context can reach no lock worker (no SharedWorker, not a worker of a page); ' +
         'for a lock manager of this realm only, use createLockManager({ local: true })',
     );
   }
 
-  // Connects `port` (from a dedicated worker of this context) to the lock worker.
+  // Connects `port` (from a dedicated worker of this context, or a shared or service worker
+  // that asked through it) to the lock worker.
   adopt(port) {
     this.post({ type: 'adopt' }, [port]);
   }

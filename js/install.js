@@ -77,6 +77,40 @@ function adoptWorkers(connection) {
   Object.defineProperty(globalThis, 'Worker', { value: Worker, writable: true, configurable: true });
 }
 
+// Shared and service workers ask a window for their link (js/couriers.js). A page answers
+// its SharedWorkers (the wrapper listens on each one's port before the page's own listeners,
+// without starting the port) and its origin's service workers (navigator.serviceWorker's
+// message event, which does not start the client message queue either).
+function adoptSharedAndServiceWorkers(connection) {
+  const answer = (event) => {
+    if (event.data && event.data[CONNECT] === 1 && event.ports.length === 1) {
+      event.stopImmediatePropagation();
+      connection.adopt(event.ports[0]);
+    }
+  };
+  const Native = globalThis.SharedWorker;
+  if (typeof Native === 'function' && !Native[CONNECT]) {
+    class SharedWorker extends Native {
+      constructor(...args) {
+        super(...args);
+        this.port.addEventListener('message', answer);
+      }
+    }
+    SharedWorker[CONNECT] = Native; // the lock worker is started with the native one
+    Object.defineProperty(globalThis, 'SharedWorker', { value: SharedWorker, writable: true, configurable: true });
+  }
+  if (typeof document === 'undefined') return; // only windows are asked by service workers
+  let container;
+  try {
+    container = navigator.serviceWorker; // throws in opaque origins
+  } catch {
+    return;
+  }
+  if (container && typeof container.addEventListener === 'function') {
+    container.addEventListener('message', answer);
+  }
+}
+
 // WebIDL's brand check for an attribute of Navigator (or WorkerNavigator): `this` must be
 // such an object, or the getter throws TypeError. A native brand-checked getter of the same
 // prototype does the check for us; without one, only the context's own navigator passes.
@@ -127,6 +161,7 @@ export function makeApi(defaults) {
     const connection = connect(defaults, options);
     const manager = newLockManager(connection);
     adoptWorkers(connection);
+    adoptSharedAndServiceWorkers(connection);
     const proto = Object.getPrototypeOf(nav);
     const brandCheck = navigatorBrandCheck(proto, nav);
     // A getter named 'get locks', as WebIDL makes it, that refuses non-Navigator receivers.

@@ -18,7 +18,9 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1' } = {}) {
+// `store: true` lets the browser keep responses (no `cache-control: no-store`, which keeps
+// Firefox from putting a page in its back/forward cache).
+export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', store = false } = {}) {
   const server = createServer(async (req, res) => {
     let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     if (!path.startsWith(base)) {
@@ -34,7 +36,8 @@ export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1' } 
     }
     try {
       const body = await readFile(file);
-      res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream', 'cache-control': 'no-store' });
+      const type = TYPES[extname(file)] || 'application/octet-stream';
+      res.writeHead(200, store ? { 'content-type': type } : { 'content-type': type, 'cache-control': 'no-store' });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');

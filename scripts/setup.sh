@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One idempotent setup for a fresh machine: wasm32 target, wasm-bindgen-cli matching Cargo.lock,
-# wasm-pack, Chromium + chromedriver (when no Chrome is present), npm packages.
+# wasm-pack, Chromium + chromedriver and Firefox ESR (when not present), npm packages.
 # Every step is skipped when what it installs is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,9 +48,12 @@ else log "installing wasm-bindgen-cli $want"; cargo install -q wasm-bindgen-cli 
 if command -v wasm-pack >/dev/null; then log "wasm-pack present"
 else log "installing wasm-pack"; cargo install -q wasm-pack --locked; fi
 
-# 3. A browser and its driver for the tests (Debian's; never a downloaded one).
+# 3. Browsers for the tests (Debian's; never a downloaded one): Chromium and its driver, and
+# Firefox ESR for the second browser's end-to-end run (driven over WebDriver BiDi).
 if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then log "chromium present"
 else log "installing chromium"; apt_install chromium chromium-driver; fi
+if command -v firefox-esr >/dev/null; then log "firefox-esr present"
+else log "installing firefox-esr"; apt_install firefox-esr; fi
 
 # 4. npm packages (playwright-core, esbuild, ...), exactly as locked.
 if [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then log "npm packages present"

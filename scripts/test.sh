@@ -40,3 +40,9 @@ node --test --test-timeout=300000 --test-concurrency=1 --test-force-exit tests/n
 
 step "end to end in headless Chromium: native reference and polyfill, Vite build, demo screenshots"
 node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/
+
+# (Tests that need Chromium's DevTools protocol, such as renderer crashes, are skipped there.)
+step "end to end in headless Firefox ESR (WebDriver BiDi): the behavioural suites, native reference and polyfill"
+E2E_BROWSER=firefox node --test --test-timeout=300000 --test-concurrency=1 \
+  tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs \
+  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs

@@ -1,7 +1,7 @@
 // The API's shape and argument handling, native (the reference) and polyfill alike.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, launch, newSession } from './browser.mjs';
+import { IMPLS, launch, newSession, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -76,7 +76,7 @@ const EXPECTED = {
 };
 
 for (const impl of IMPLS) {
-  describe(`${impl}: API`, () => {
+  describe(`${where}${impl}: API`, () => {
     let session;
     let page;
     before(async () => {

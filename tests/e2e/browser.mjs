@@ -1,11 +1,22 @@
-// Shared by the end-to-end tests and the benchmark: Debian's Chromium via playwright-core,
-// a static server, and pages that use either the native API or the polyfill.
+// Shared by the end-to-end tests and the benchmark: Debian's Chromium via playwright-core
+// (or, with E2E_BROWSER=firefox, Debian's Firefox ESR via puppeteer-core over WebDriver
+// BiDi, behind the same Playwright-shaped interface), a static server, and pages that use
+// either the native API or the polyfill.
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 
 export const IMPLS = ['native', 'polyfill'];
 
-const ARGS = [
+// The browser the suites run in: 'chromium' (default) or 'firefox'.
+export const BROWSER = process.env.E2E_BROWSER || 'chromium';
+if (!['chromium', 'firefox'].includes(BROWSER)) throw new Error(`E2E_BROWSER=${BROWSER}: chromium or firefox`);
+// Chromium's DevTools protocol: crashing a renderer, stopping a service worker. A test that
+// needs it says `{ skip: needsCdp }`: skipped elsewhere, with the reason.
+export const needsCdp = BROWSER !== 'chromium' && `${BROWSER}: needs Chromium's DevTools protocol (renderer crash, service worker stop)`;
+// Prefixes describe() names outside Chromium, so that reports say where they ran.
+export const where = BROWSER === 'chromium' ? '' : `${BROWSER} `;
+
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-dev-shm-usage',
@@ -20,11 +31,12 @@ const ARGS = [
 
 // `bfcache: true` keeps the back/forward cache, which Playwright turns off by default.
 export async function launch({ bfcache = false } = {}) {
-  const server = await serve(0);
+  // (Firefox keeps no page served with `no-store` in its back/forward cache.)
+  const server = await serve(0, { store: bfcache && BROWSER === 'firefox' });
   const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = await chromium.launch({
+  const browser = BROWSER === 'firefox' ? await launchFirefox() : await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ARGS,
+    args: CHROMIUM_ARGS,
     ignoreDefaultArgs: bfcache ? ['--disable-back-forward-cache'] : [],
   });
   return {
@@ -91,4 +103,80 @@ export function freshSessions(env, impl) {
     close: () => state.current && state.current.close(),
   };
   return state;
+}
+
+// Firefox ESR (Debian's) through puppeteer-core over WebDriver BiDi, adapted to the part of
+// Playwright's interface the suites use: browser.newContext(), context.newPage() /
+// addInitScript() / close(), page.evaluate() / waitForFunction() / goto() / close() / $() /
+// goBack() / on('pageerror'), frames. Each page gets a window of its own, so that every page
+// is visible (Firefox throttles hidden tabs' timers and pauses their rAF), as Playwright's
+// Chromium pages are.
+async function launchFirefox() {
+  const { default: puppeteer } = await import('puppeteer-core');
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    protocol: 'webDriverBiDi',
+    executablePath: process.env.FIREFOX || '/usr/bin/firefox-esr',
+    headless: true,
+    extraPrefsFirefox: {
+      // http://insecure.test:<port>/ is the test server as a plain-http, non-secure origin.
+      'network.dns.localDomains': 'insecure.test',
+      'dom.security.https_first': false,
+      'dom.security.https_first_schemeless': false,
+    },
+  });
+  return {
+    async newContext() {
+      return firefoxContext(await browser.createBrowserContext());
+    },
+    version: () => browser.version(),
+    close: () => browser.close(),
+  };
+}
+
+function firefoxContext(context) {
+  const scripts = []; // [fn, arg]: run before any script of every page (and its frames)
+  const pages = [];
+  return {
+    async newPage() {
+      const page = await context.newPage({ type: 'window' });
+      for (const [fn, arg] of scripts) await page.evaluateOnNewDocument(fn, arg);
+      pages.push(page);
+      return firefoxPage(page);
+    },
+    async addInitScript(fn, arg) {
+      scripts.push([fn, arg]);
+      for (const page of pages) if (!page.isClosed()) await page.evaluateOnNewDocument(fn, arg);
+    },
+    newCDPSession() {
+      throw new Error('Firefox: no DevTools protocol session (see needsCdp)');
+    },
+    close: () => context.close(),
+  };
+}
+
+// Playwright's waitForFunction(fn, arg, options) is puppeteer's waitForFunction(fn, options,
+// arg); polling every 20 ms rather than on rAF.
+function firefoxFrame(frame) {
+  return {
+    evaluate: (fn, arg) => frame.evaluate(fn, arg),
+    waitForFunction: (fn, arg, { timeout = 30_000 } = {}) => frame.waitForFunction(fn, { timeout, polling: 20 }, arg),
+  };
+}
+
+function firefoxPage(page) {
+  return {
+    ...firefoxFrame(page),
+    puppeteer: page,
+    goto: (url) => page.goto(url),
+    close: (options) => page.close(options),
+    on: (event, listener) => page.on(event, listener),
+    async $(selector) {
+      const handle = await page.$(selector);
+      return handle && { contentFrame: async () => firefoxFrame(await handle.contentFrame()) };
+    },
+    // Playwright's 'commit' (no load event after a back/forward cache restore): the history
+    // traversal itself, without waiting for a navigation event.
+    goBack: ({ waitUntil } = {}) => (waitUntil === 'commit' ? page.evaluate(() => history.back()) : page.goBack()),
+  };
 }

@@ -2,7 +2,7 @@
 // workers; and a busy holder that must keep its lock. Native is the reference.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, freshSessions, hold, launch, query, until } from './browser.mjs';
+import { IMPLS, freshSessions, hold, launch, needsCdp, query, until, where } from './browser.mjs';
 
 
 let env;
@@ -30,12 +30,12 @@ async function addFrame(page, id) {
 }
 
 for (const impl of IMPLS) {
-  describe(`${impl}: lifecycle`, () => {
+  describe(`${where}${impl}: lifecycle`, () => {
     const sessions = freshSessions(() => env, impl);
     const fresh = sessions.fresh;
     after(() => sessions.close());
 
-    it('a crashed tab (no pagehide) loses its lock: the waiter is granted within 1 s', async () => {
+    it('a crashed tab (no pagehide) loses its lock: the waiter is granted within 1 s', { skip: needsCdp }, async () => {
       const [b, a] = await fresh(2);
       await query(b); // b starts the lock worker: a's crash does not take the worker with it
       await hold(a, 'a', 'crash');
@@ -105,7 +105,10 @@ for (const impl of IMPLS) {
         const frame = document.getElementById('f3');
         const locks = frame.contentWindow.navigator.locks;
         frame.remove();
-        const name = (p) => p.then(() => 'resolved', (e) => e.name);
+        // Settled through this realm's then: a job in the detached realm (awaiting its
+        // promise, or its then's result) never runs in Firefox, as HTML specifies.
+        const name = (p) =>
+          new Promise((resolve) => Promise.prototype.then.call(p, () => resolve('resolved'), (e) => resolve(e.name)));
         return [await name(locks.request('x', () => {})), await name(locks.query())];
       });
       assert.deepEqual(result, ['InvalidStateError', 'InvalidStateError']);

@@ -2,7 +2,7 @@
 // against the polyfill with the native API hidden. Both must pass the same assertions.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, freshSessions, hold, launch, log, query, release, until } from './browser.mjs';
+import { IMPLS, freshSessions, hold, launch, log, query, release, until, where } from './browser.mjs';
 
 
 let env;
@@ -12,7 +12,7 @@ before(async () => {
 after(() => env.close());
 
 for (const impl of IMPLS) {
-  describe(`${impl}: across tabs`, () => {
+  describe(`${where}${impl}: across tabs`, () => {
     const sessions = freshSessions(() => env, impl);
     const fresh = sessions.fresh;
     after(async () => {
@@ -146,7 +146,7 @@ for (const impl of IMPLS) {
   });
 }
 
-describe('polyfill on a plain-http page, where the native API does not exist', () => {
+describe(`${where}polyfill on a plain-http page, where the native API does not exist`, () => {
   it('auto.js installs navigator.locks and two tabs coordinate through it', async () => {
     const context = await env.browser.newContext(); // no init script: nothing hidden
     const open = async () => {
@@ -156,11 +156,11 @@ describe('polyfill on a plain-http page, where the native API does not exist', (
       return page;
     };
     const [a, b] = [await open(), await open()];
-    const where = await a.evaluate(() => ({
+    const found = await a.evaluate(() => ({
       secure: isSecureContext,
       polyfilled: !Object.getOwnPropertyDescriptor(Navigator.prototype, 'locks').get.toString().includes('[native code]'),
     }));
-    assert.deepEqual(where, { secure: false, polyfilled: true });
+    assert.deepEqual(found, { secure: false, polyfilled: true });
     await hold(a, 'a', 'http');
     await until(a, 'granted:a:http:exclusive');
     await hold(b, 'b', 'http');

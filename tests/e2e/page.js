@@ -48,6 +48,40 @@ const T = {
   terminate(key) {
     T.workers[key].terminate();
   },
+  // A user's SharedWorker running tests/e2e/shared-worker.js (one per origin and impl, the
+  // page's unless `workerImpl`): its replies to this page land in T.log.
+  shared: {},
+  connectShared(key, workerImpl = impl) {
+    const worker = new SharedWorker(`/tests/e2e/shared-worker.js?impl=${workerImpl}`);
+    worker.port.onmessage = (event) => T.log.push(event.data);
+    T.shared[key] = worker;
+  },
+  tellShared(key, message) {
+    T.shared[key].port.postMessage(message);
+  },
+  // The service worker tests/e2e/service-worker.js: registered (and active) for
+  // /tests/e2e/sw/ (no page is in its scope, so none is controlled); what it says to
+  // windows lands in T.log.
+  listenSW() {
+    navigator.serviceWorker.onmessage = (event) => T.log.push(event.data);
+  },
+  async registerSW() {
+    T.listenSW();
+    const reg = await navigator.serviceWorker.register(`/tests/e2e/service-worker.js?impl=${impl}`, { scope: '/tests/e2e/sw/' });
+    const worker = reg.installing || reg.waiting || reg.active;
+    if (worker.state !== 'activated') {
+      await new Promise((ok) => worker.addEventListener('statechange', () => worker.state === 'activated' && ok()));
+    }
+    return worker.state;
+  },
+  async tellSW(message) {
+    const reg = await navigator.serviceWorker.getRegistration('/tests/e2e/sw/');
+    reg.active.postMessage(message);
+  },
+  async unregisterSW() {
+    const reg = await navigator.serviceWorker.getRegistration('/tests/e2e/sw/');
+    return reg.unregister();
+  },
   has(entry) {
     return T.log.includes(entry);
   },

@@ -1,0 +1,74 @@
+// Shared and service workers cannot construct a SharedWorker, and have no parent to ask as a
+// dedicated worker does: they reach the lock worker through a window of their origin. They
+// make a MessageChannel, keep one end, and hand the other to a window (the courier), whose
+// polyfill passes it on to the lock worker (`adopt`). From then on the port links the worker
+// and the lock worker directly: the courier may go away without breaking it.
+//
+// - A shared worker asks through the ports of the pages that connected to it (its `connect`
+//   events), newest first; the page's polyfill (its wrapped SharedWorker) answers.
+// - A service worker asks one of its origin's windows (`clients.matchAll`, controlled or
+//   not); the window's polyfill answers from `navigator.serviceWorker`'s message event.
+//   With no window open, the offer waits (looked for again every POLL_MS) until one is: the
+//   context's requests wait meanwhile (README "Contexts and lifecycle").
+//
+// Each new offer replaces an undelivered older one, and goes to the courier asked least
+// recently: the connection offers again when its port went unanswered (the welcome
+// watchdog), which is what a dead, busy or unpolyfilled courier looks like.
+
+const POLL_MS = 250;
+const MAX_PAGES = 32;
+
+export function inSharedWorker() {
+  return typeof SharedWorkerGlobalScope === 'function' && self instanceof SharedWorkerGlobalScope;
+}
+
+export function inServiceWorker() {
+  return typeof ServiceWorkerGlobalScope === 'function' && self instanceof ServiceWorkerGlobalScope;
+}
+
+// The ports of the pages connected to this shared worker, in the order they are to be asked:
+// newest first, and each one asked goes to the back. Recorded from the start: the
+// polyfill must be loaded by the worker's script before its first `connect`.
+const pages = [];
+// For a service worker: when each window (by client id) was last asked (the offer's number).
+const asked = new Map();
+let offers = 0;
+let offer = null; // { port, message }: an undelivered offer
+if (inSharedWorker()) {
+  self.addEventListener('connect', (event) => {
+    pages.unshift(event.ports[0]);
+    if (pages.length > MAX_PAGES) pages.pop();
+    if (offer) deliver();
+  });
+}
+
+// Offers `port` (with `message`, which says what it is) to a courier as soon as there is one.
+export function offerPort(port, message) {
+  offer = { port, message };
+  offers++;
+  deliver();
+}
+
+function deliver() {
+  const current = offer;
+  if (inSharedWorker()) {
+    if (!pages.length) return; // sent at the next connect
+    offer = null;
+    const page = pages.shift();
+    pages.push(page);
+    page.postMessage(current.message, [current.port]);
+  } else if (inServiceWorker()) {
+    const retry = () => setTimeout(() => offer === current && deliver(), POLL_MS);
+    self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
+      if (offer !== current) return; // replaced meanwhile
+      if (!windows.length) return retry();
+      offer = null;
+      // The window asked least recently (never, first), in matchAll's order.
+      const when = (client) => (asked.has(client.id) ? asked.get(client.id) : -1);
+      const client = windows.reduce((best, w) => (when(w) < when(best) ? w : best));
+      asked.set(client.id, offers);
+      if (asked.size > MAX_PAGES) asked.delete(asked.keys().next().value);
+      client.postMessage(current.message, [current.port]);
+    }, retry);
+  }
+}

@@ -1,0 +1,35 @@
+// A user's SharedWorker for the end-to-end tests (tests/e2e/workers.test.mjs):
+// `shared-worker.js?impl=<native|polyfill>`. It answers each connected page on that page's
+// port: {cmd: 'hold', key, name} requests `name` and holds it until {cmd: 'release', key};
+// {cmd: 'query', key}; {cmd: 'close'} ends the worker (self.close()). Replies are strings.
+if (new URL(location.href).searchParams.get('impl') === 'polyfill') {
+  delete WorkerNavigator.prototype.locks;
+  delete self.LockManager;
+  delete self.Lock;
+  importScripts('/dist/web-locks.global.js');
+}
+const releases = {};
+onconnect = ({ ports: [port] }) => {
+  const say = (text) => port.postMessage(text);
+  port.onmessage = async ({ data }) => {
+    if (data.cmd === 'hold') {
+      navigator.locks
+        .request(data.name, (lock) => {
+          say(`shared-granted:${data.key}:${lock.name}`);
+          return new Promise((resolve) => (releases[data.key] = resolve));
+        })
+        .then(
+          () => say(`shared-resolved:${data.key}`),
+          (e) => say(`shared-rejected:${data.key}:${e && e.name}`),
+        );
+    } else if (data.cmd === 'release') {
+      releases[data.key]();
+    } else if (data.cmd === 'query') {
+      const { held, pending } = await navigator.locks.query();
+      say(`shared-query:${data.key}:${JSON.stringify({ held: held.map((l) => l.name), pending: pending.map((l) => l.name) })}`);
+    } else if (data.cmd === 'close') {
+      self.close();
+    }
+  };
+  say(`shared-ready:${typeof WebLocksPolyfill}`);
+};
