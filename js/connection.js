@@ -44,6 +44,9 @@ export class Connection {
     // The welcome watchdog: its timer, and how many ports in a row went unanswered.
     this.retry = 0;
     this.failures = 0;
+    // A shared or service worker's port while no courier has it yet (couriers.js): its
+    // watchdog starts once one has, so a wait for a window is no failure.
+    this.undelivered = null;
   }
 
   // Whether this context can reach a lock worker at all (so connecting early is worthwhile).
@@ -106,7 +109,7 @@ export class Connection {
     // Not a database that failed to open: the worker would take it for a dead context's.
     if (this.dbState === 'opening' || this.dbState === 'open') hello.db = this.dbName;
     this.post(hello);
-    this.awaitWelcome(port);
+    if (this.undelivered !== port) this.awaitWelcome(port);
   }
 
   // The welcome watchdog: a port not welcomed in time (it may have reached a worker that is
@@ -160,8 +163,13 @@ export class Connection {
     // Shared and service workers: through a window (couriers.js).
     if (inSharedWorker() || inServiceWorker()) {
       const channel = new MessageChannel();
-      offerPort(channel.port2, { [CONNECT]: 1 });
-      return channel.port1;
+      const port = channel.port1;
+      this.undelivered = port;
+      offerPort(channel.port2, { [CONNECT]: 1 }, () => {
+        if (this.undelivered === port) this.undelivered = null;
+        if (this.port === port) this.awaitWelcome(port);
+      });
+      return port;
     }
     throw domException(
       'NotSupportedError',

@@ -13,7 +13,8 @@
 //
 // Each new offer replaces an undelivered older one, and goes to the courier asked least
 // recently: the connection offers again when its port went unanswered (the welcome
-// watchdog), which is what a dead, busy or unpolyfilled courier looks like.
+// watchdog, started when the offer is delivered), which is what a dead, busy or
+// unpolyfilled courier looks like — or a page whose polyfill was not listening yet.
 
 const POLL_MS = 250;
 const MAX_PAGES = 32;
@@ -42,9 +43,10 @@ if (inSharedWorker()) {
   });
 }
 
-// Offers `port` (with `message`, which says what it is) to a courier as soon as there is one.
-export function offerPort(port, message) {
-  offer = { port, message };
+// Offers `port` (with `message`, which says what it is) to a courier as soon as there is
+// one; `delivered()` is called then (possibly at once).
+export function offerPort(port, message, delivered) {
+  offer = { port, message, delivered };
   offers++;
   deliver();
 }
@@ -57,6 +59,7 @@ function deliver() {
     const page = pages.shift();
     pages.push(page);
     page.postMessage(current.message, [current.port]);
+    current.delivered();
   } else if (inServiceWorker()) {
     const retry = () => setTimeout(() => offer === current && deliver(), POLL_MS);
     self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
@@ -66,9 +69,11 @@ function deliver() {
       // The window asked least recently (never, first), in matchAll's order.
       const when = (client) => (asked.has(client.id) ? asked.get(client.id) : -1);
       const client = windows.reduce((best, w) => (when(w) < when(best) ? w : best));
+      asked.delete(client.id); // (re-inserted last: the map's first entry is the oldest)
       asked.set(client.id, offers);
       if (asked.size > MAX_PAGES) asked.delete(asked.keys().next().value);
       client.postMessage(current.message, [current.port]);
+      current.delivered();
     }, retry);
   }
 }

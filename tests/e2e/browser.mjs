@@ -129,7 +129,6 @@ async function launchFirefox() {
     async newContext() {
       return firefoxContext(await browser.createBrowserContext());
     },
-    version: () => browser.version(),
     close: () => browser.close(),
   };
 }
@@ -156,18 +155,17 @@ function firefoxContext(context) {
 }
 
 // Playwright's waitForFunction(fn, arg, options) is puppeteer's waitForFunction(fn, options,
-// arg); polling every 20 ms rather than on rAF.
+// arg); polling every 20 ms (unless told) rather than on rAF.
 function firefoxFrame(frame) {
   return {
     evaluate: (fn, arg) => frame.evaluate(fn, arg),
-    waitForFunction: (fn, arg, { timeout = 30_000 } = {}) => frame.waitForFunction(fn, { timeout, polling: 20 }, arg),
+    waitForFunction: (fn, arg, { timeout = 30_000, polling = 20 } = {}) => frame.waitForFunction(fn, { timeout, polling }, arg),
   };
 }
 
 function firefoxPage(page) {
   return {
     ...firefoxFrame(page),
-    puppeteer: page,
     goto: (url) => page.goto(url),
     close: (options) => page.close(options),
     on: (event, listener) => page.on(event, listener),

@@ -1,7 +1,8 @@
 // A service worker for the end-to-end tests (tests/e2e/workers.test.mjs):
 // `service-worker.js?impl=<native|polyfill>`. Commands come as messages from a page and are
 // answered to every window: {cmd: 'hold', key, name, delay?, timeout?} requests `name` (after
-// `delay` ms; with a signal that aborts after `timeout` ms) and holds it until
+// `delay` ms; with a signal that aborts after `timeout` ms), says
+// `sw-granted:<key>:<name>:<ms since the message>:<Date.now()>`, and holds it until
 // {cmd: 'release', key}; {cmd: 'query', key}; {cmd: 'said', key}. The event's lifetime is
 // extended until the lock is released, as an application would (event.waitUntil), unless
 // `unextended`.
@@ -28,7 +29,7 @@ self.addEventListener('message', (event) => {
     const t0 = Date.now();
     const held = new Promise((resolve) => setTimeout(resolve, data.delay || 0)).then(() =>
       navigator.locks.request(data.name, data.timeout ? { signal: AbortSignal.timeout(data.timeout) } : {}, (lock) => {
-        say(`sw-granted:${data.key}:${lock.name}:${Date.now() - t0}`);
+        say(`sw-granted:${data.key}:${lock.name}:${Date.now() - t0}:${Date.now()}`);
         return new Promise((resolve) => (releases[data.key] = resolve));
       }),
     );
