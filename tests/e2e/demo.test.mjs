@@ -42,15 +42,22 @@ for (const impl of IMPLS) {
       await pages[0].click('#ab');
       await pages[1].click('#ba');
       const [a, b] = await Promise.all(pages.map((p) => p.evaluate(() => demo.label)));
-      // The inspector refreshes every 300 ms: wait until both tabs' second requests are in.
-      await third.waitForFunction(
-        ([a, b]) => {
-          const text = document.querySelector('#deadlock:not([hidden])')?.textContent || '';
-          return text.includes(`${a} waits for ${b} (demo:B)`) && text.includes(`${b} waits for ${a} (demo:A)`);
-        },
-        [a, b],
-        { timeout: 5000 },
-      );
+      // The inspector refreshes every 300 ms: wait until both tabs' second requests are in
+      // (generously: the machine may be busy), and say what it showed if they never are.
+      await third
+        .waitForFunction(
+          ([a, b]) => {
+            const text = document.querySelector('#deadlock:not([hidden])')?.textContent || '';
+            return text.includes(`${a} waits for ${b} (demo:B)`) && text.includes(`${b} waits for ${a} (demo:A)`);
+          },
+          [a, b],
+          { timeout: 15_000 },
+        )
+        .catch(async (error) => {
+          const logs = await Promise.all(pages.map((p) => p.textContent('#log').catch(() => '')));
+          const shown = await third.textContent('#deadlock');
+          throw new Error(`${error.message}; banner: ${shown}; logs: ${JSON.stringify(logs)}`);
+        });
       const banner = await third.textContent('#deadlock');
       assert.match(banner, /^Deadlock: /);
       assert.ok(banner.includes(`${a} waits for ${b} (demo:B)`), banner);
