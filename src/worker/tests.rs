@@ -267,6 +267,8 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
         "text".into(),
         js_sys::Array::new().into(),
         Object::new().into(),
+        // A tuple as serde-wasm-bindgen writes it: an array, not a message.
+        serde_wasm_bindgen::to_value(&(2u32, "request")).unwrap(),
     ];
     for value in garbage {
         bad.port.post_message(&value).unwrap();
