@@ -254,7 +254,8 @@ describe(`${where}undriven Chromium: unregistering a service worker`, { skip: BR
       } finally {
         chromium.kill();
         await exited;
-        await rm(profile, { recursive: true, force: true });
+        // (Chromium's helper processes may still be writing into the profile: retry.)
+        await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
         await new Promise((ok) => reports.close(ok));
         await new Promise((ok) => server.close(ok));
       }
