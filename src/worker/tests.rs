@@ -23,7 +23,7 @@ struct Inbox {
     waiter: Option<js_sys::Function>,
 }
 
-/// The context's end of a channel whose other end is connected to the hub.
+/// The context's end of a channel whose other end is connected to the driver.
 struct Context {
     port: MessagePort,
     inbox: Rc<RefCell<Inbox>>,
@@ -31,9 +31,9 @@ struct Context {
 }
 
 impl Context {
-    fn connect(hub: &Rc<RefCell<Driver>>) -> Context {
+    fn connect(driver: &Rc<RefCell<Driver>>) -> Context {
         let channel = MessageChannel::new().unwrap();
-        with(&Rc::downgrade(hub), |d| d.connect(channel.port1()));
+        with(&Rc::downgrade(driver), |d| d.connect(channel.port1()));
         let port = channel.port2();
         let inbox = Rc::new(RefCell::new(Inbox::default()));
         let sink = inbox.clone();
@@ -57,8 +57,8 @@ impl Context {
     }
 
     /// A client without a liveness database: hello, then `watch` without `db`.
-    async fn hello(hub: &Rc<RefCell<Driver>>, client_id: &str) -> Context {
-        let context = Context::connect(hub);
+    async fn hello(driver: &Rc<RefCell<Driver>>, client_id: &str) -> Context {
+        let context = Context::connect(driver);
         context.send(&[("type", "hello".into()), ("clientId", client_id.into())]);
         let welcome = context.recv().await;
         assert_eq!(get(&welcome, "type").as_string().unwrap(), "welcome");
@@ -179,13 +179,13 @@ fn pending_promise() -> (Promise, js_sys::Function) {
 }
 
 /// A driver whose lifeline is open and whose survey found no survivors.
-fn new_hub() -> Rc<RefCell<Driver>> {
-    let hub = Driver::new("test-epoch");
-    with(&Rc::downgrade(&hub), |d| {
+fn new_driver() -> Rc<RefCell<Driver>> {
+    let driver = Driver::new("test-epoch");
+    with(&Rc::downgrade(&driver), |d| {
         d.service().handle_lifeline(Some("test-lifeline"));
         d.service().handle_survey(Vec::new());
     });
-    hub
+    driver
 }
 
 #[wasm_bindgen_test]
@@ -199,9 +199,9 @@ fn runs_inside_a_shared_worker() {
 
 #[wasm_bindgen_test]
 async fn grants_hands_over_and_snapshots_across_clients() {
-    let hub = new_hub();
-    let a = Context::hello(&hub, "client-a").await;
-    let b = Context::hello(&hub, "client-b").await;
+    let driver = new_driver();
+    let a = Context::hello(&driver, "client-a").await;
+    let b = Context::hello(&driver, "client-b").await;
     a.request(1, "res", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.request(7, "res", &[]);
@@ -222,9 +222,9 @@ async fn grants_hands_over_and_snapshots_across_clients() {
 
 #[wasm_bindgen_test]
 async fn if_available_steal_and_abort() {
-    let hub = new_hub();
-    let a = Context::hello(&hub, "a").await;
-    let b = Context::hello(&hub, "b").await;
+    let driver = new_driver();
+    let a = Context::hello(&driver, "a").await;
+    let b = Context::hello(&driver, "b").await;
     a.request(1, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.request(1, "x", &[("ifAvailable", true.into())]);
@@ -239,9 +239,9 @@ async fn if_available_steal_and_abort() {
 
 #[wasm_bindgen_test]
 async fn goodbye_releases_held_locks_and_drops_requests() {
-    let hub = new_hub();
-    let a = Context::hello(&hub, "a").await;
-    let b = Context::hello(&hub, "b").await;
+    let driver = new_driver();
+    let a = Context::hello(&driver, "a").await;
+    let b = Context::hello(&driver, "b").await;
     a.request(1, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     a.request(2, "y", &[]);
@@ -255,9 +255,9 @@ async fn goodbye_releases_held_locks_and_drops_requests() {
 
 #[wasm_bindgen_test]
 async fn malformed_messages_are_refused_and_others_keep_working() {
-    let hub = new_hub();
-    let a = Context::hello(&hub, "a").await;
-    let bad = Context::hello(&hub, "bad").await;
+    let driver = new_driver();
+    let a = Context::hello(&driver, "a").await;
+    let bad = Context::hello(&driver, "bad").await;
     a.request(1, "shared-state", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
 
@@ -353,24 +353,24 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
 
 #[wasm_bindgen_test]
 async fn requests_before_hello_are_refused() {
-    let hub = new_hub();
-    let anonymous = Context::connect(&hub);
+    let driver = new_driver();
+    let anonymous = Context::connect(&driver);
     anonymous.request(1, "x", &[]);
     assert_eq!(anonymous.recv_kind().await, ("error".into(), Some(1)));
 }
 
 #[wasm_bindgen_test]
 async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
-    let hub = new_hub();
-    let first = Context::hello(&hub, "a").await;
-    let b = Context::hello(&hub, "b").await;
+    let driver = new_driver();
+    let first = Context::hello(&driver, "a").await;
+    let b = Context::hello(&driver, "b").await;
     first.request(1, "x", &[]);
     assert_eq!(first.recv_kind().await, ("granted".into(), Some(1)));
     b.request(1, "x", &[]);
     first.request(2, "y", &[]);
     assert_eq!(first.recv_kind().await, ("granted".into(), Some(2)));
     // The context believed the worker dead and reconnects, re-declaring everything.
-    let second = Context::hello(&hub, "a").await;
+    let second = Context::hello(&driver, "a").await;
     second.send(&[
         ("type", "reclaim".into()),
         ("id", 1.into()),
@@ -393,8 +393,8 @@ async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
 
 #[wasm_bindgen_test]
 async fn names_keep_lone_surrogates_both_ways() {
-    let hub = new_hub();
-    let a = Context::hello(&hub, "a").await;
+    let driver = new_driver();
+    let a = Context::hello(&driver, "a").await;
     let names: [&[u16]; 3] = [&[0xD800], &[0xDC00], &[0x61, 0xDC00, 0x62]];
     for (i, units) in names.iter().enumerate() {
         let name: JsValue = js_sys::JsString::from_char_code(units).into();
@@ -414,12 +414,12 @@ async fn names_keep_lone_surrogates_both_ways() {
 
 #[wasm_bindgen_test]
 async fn requests_wait_for_watch_and_for_the_survey() {
-    let hub = Driver::new("test-epoch");
-    let weak = Rc::downgrade(&hub);
+    let driver = Driver::new("test-epoch");
+    let weak = Rc::downgrade(&driver);
     with(&weak, |d| {
         d.service().handle_lifeline(Some("test-lifeline"))
     });
-    let a = Context::hello(&hub, "a").await;
+    let a = Context::hello(&driver, "a").await;
     a.request(1, "x", &[("ifAvailable", true.into())]);
     a.send(&[("type", "query".into()), ("id", 2.into())]);
     // Nothing is decided before the survey answers; then in arrival order.
@@ -431,9 +431,9 @@ async fn requests_wait_for_watch_and_for_the_survey() {
 
 #[wasm_bindgen_test]
 async fn abort_of_a_granted_request_releases_it_and_old_ports_still_count() {
-    let hub = new_hub();
-    let a = Context::hello(&hub, "a").await;
-    let b = Context::hello(&hub, "b").await;
+    let driver = new_driver();
+    let a = Context::hello(&driver, "a").await;
+    let b = Context::hello(&driver, "b").await;
     a.request(1, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.request(1, "x", &[]);
@@ -441,7 +441,7 @@ async fn abort_of_a_granted_request_releases_it_and_old_ports_still_count() {
     a.send(&[("type", "abort".into()), ("id", 1.into())]);
     assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
     // b reconnects on a new port; a release it had posted on the old port arrives after.
-    let b2 = Context::hello(&hub, "b").await;
+    let b2 = Context::hello(&driver, "b").await;
     b.send(&[("type", "release".into()), ("id", 1.into())]);
     a.request(2, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(2)));
