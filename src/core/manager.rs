@@ -124,19 +124,19 @@ impl LockManager {
         push_back(&mut self.entries, &mut self.pending, whole(id), List::Order);
         let of_client = self.clients.entry(client).or_default();
         push_back(&mut self.entries, of_client, whole(id), List::Client);
-        for slot in 0..names.len() {
+        for (slot, name) in names.iter().enumerate() {
             let node = Node {
                 id,
                 slot: slot as u32,
             };
-            let resource = self.resources.get_mut(names[slot]).expect("interned");
+            let resource = self.resources.get_mut(*name).expect("interned");
             if mode == Mode::Exclusive {
                 resource.queued_exclusive += 1;
             }
             if flavor == Flavor::Steal {
                 // Step 3.4.2: prepend request in queue.
                 push_front(&mut self.entries, &mut resource.queue, node, List::Name);
-                self.reset(names[slot]);
+                self.reset(name);
             } else {
                 // Step 3.5.2: enqueue request in queue.
                 push_back(&mut self.entries, &mut resource.queue, node, List::Name);
@@ -144,7 +144,7 @@ impl LockManager {
                     resource.fence = Some(node);
                 }
                 // Step 3.6: process the lock request queue.
-                self.grow(names[slot]);
+                self.grow(name);
             }
         }
         self.grant_ready();
