@@ -28,9 +28,14 @@ use super::types::{
 /// it back, so no operation looks at names other than the ones it touches.
 #[derive(Debug, Default)]
 pub struct LockManager {
-    /// §2.5 lock request queue map together with the held lock set, split by name.
-    /// A name is present only while it has a holder or a queued request.
-    resources: FxHashMap<Rc<[u16]>, Resource>,
+    /// §2.5 lock request queue map together with the held lock set, split by name: each
+    /// name's [`Resource`] by its index in `slots`. A name is present only while it has a
+    /// holder or a queued request; requests refer to their names' resources by index, so
+    /// only `intern` hashes a name.
+    resources: FxHashMap<Rc<[u16]>, u32>,
+    slots: Vec<Resource>,
+    /// Indices of unused `slots`.
+    free: Vec<u32>,
     /// Every pending or held request by id, with its links (see `resource.rs`).
     entries: IdMap<Entry>,
     /// Each client's live requests in request order, for §2.6.
@@ -103,7 +108,7 @@ impl LockManager {
             Flavor::Steal => {
                 self.sweeps += 1;
                 for name in names {
-                    while let Some(holder) = self.resources.get(*name).and_then(|r| r.held.head) {
+                    while let Some(holder) = self.find(name).and_then(|r| r.held.head) {
                         let gone = self.forget(holder.id);
                         self.mark_affected(&gone, &mut affected);
                         self.actions.push_back(Action::Stolen {
@@ -115,28 +120,25 @@ impl LockManager {
             }
         }
         // Steps 3.1–3.3: get the lock request queue of each name.
-        let members = names
-            .iter()
-            .map(|name| self.intern(name))
-            .collect::<Vec<_>>();
-        self.entries
-            .insert(id, Entry::new(client, members.into_iter(), mode));
+        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
+        self.entries.insert(id, entry);
         push_back(&mut self.entries, &mut self.pending, whole(id), List::Order);
         let of_client = self.clients.entry(client).or_default();
         push_back(&mut self.entries, of_client, whole(id), List::Client);
-        for (slot, name) in names.iter().enumerate() {
+        for slot in 0..names.len() {
+            let index = self.entries[&id].members[slot].resource;
             let node = Node {
                 id,
                 slot: slot as u32,
             };
-            let resource = self.resources.get_mut(*name).expect("interned");
+            let resource = &mut self.slots[index as usize];
             if mode == Mode::Exclusive {
                 resource.queued_exclusive += 1;
             }
             if flavor == Flavor::Steal {
                 // Step 3.4.2: prepend request in queue.
                 push_front(&mut self.entries, &mut resource.queue, node, List::Name);
-                self.reset(name);
+                self.reset(index);
             } else {
                 // Step 3.5.2: enqueue request in queue.
                 push_back(&mut self.entries, &mut resource.queue, node, List::Name);
@@ -144,12 +146,12 @@ impl LockManager {
                     resource.fence = Some(node);
                 }
                 // Step 3.6: process the lock request queue.
-                self.grow(name);
+                self.grow(index);
             }
         }
         self.grant_ready();
         // The stolen locks' other names (§4.2 step 7 for each).
-        self.process(affected.iter());
+        self.process(affected.into_iter());
         Ok(())
     }
 
@@ -163,7 +165,7 @@ impl LockManager {
         // Steps 2–6: remove lock from the held lock set.
         let entry = self.forget(id);
         // Step 7: process the lock request queue (of each name).
-        self.process(entry.members.iter().map(|member| &member.name));
+        self.process(entry.members.iter().map(|member| member.resource));
         ReleaseOutcome::Released
     }
 
@@ -177,7 +179,7 @@ impl LockManager {
         // Steps 2–6: remove request from queue (of each name).
         let entry = self.forget(id);
         // Step 7: process the lock request queue (the next request may now be grantable).
-        self.process(entry.members.iter().map(|member| &member.name));
+        self.process(entry.members.iter().map(|member| member.resource));
         AbortOutcome::Removed
     }
 
@@ -200,7 +202,7 @@ impl LockManager {
             self.mark_affected(&entry, &mut affected);
         }
         // §4.3 step 7 / §4.2 step 7 for every affected queue.
-        self.process(affected.iter());
+        self.process(affected.into_iter());
     }
 
     // ----- Recovery after a restart of the driver (not in the spec) -----------------------
@@ -223,25 +225,20 @@ impl LockManager {
             return Err(RequestError::InvalidScope);
         }
         let compatible = |name: &&[u16]| {
-            self.resources
-                .get(*name)
+            self.find(name)
                 .is_none_or(|resource| resource.compatible(mode))
         };
         if !names.iter().all(compatible) {
             return Err(RequestError::Conflict);
         }
-        let members = names
-            .iter()
-            .map(|name| self.intern(name))
-            .collect::<Vec<_>>();
-        self.entries
-            .insert(id, Entry::new(client, members.into_iter(), mode));
+        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
+        self.entries.insert(id, entry);
         let of_client = self.clients.entry(client).or_default();
         push_back(&mut self.entries, of_client, whole(id), List::Client);
         self.hold(id);
         // The new holder may hold back queued requests that were clear.
-        for name in names {
-            self.reset(name);
+        for slot in 0..names.len() {
+            self.reset(self.entries[&id].members[slot].resource);
         }
         self.grant_ready();
         Ok(())
@@ -292,23 +289,38 @@ impl LockManager {
 
     // ----- Internals -----------------------------------------------------------------------
 
-    /// §2.5 get the lock request queue: the name's entry, created if missing.
-    fn intern(&mut self, name: &[u16]) -> Rc<[u16]> {
-        if let Some((key, _)) = self.resources.get_key_value(name) {
-            return key.clone();
+    /// §2.5 get the lock request queue: the name's resource, created if missing.
+    fn intern(&mut self, name: &[u16]) -> u32 {
+        if let Some(&index) = self.resources.get(name) {
+            return index;
         }
-        let key: Rc<[u16]> = Rc::from(name);
-        self.resources.insert(key.clone(), Resource::default());
-        key
+        let resource = Resource::new(Rc::from(name));
+        let index = match self.free.pop() {
+            Some(index) => {
+                self.slots[index as usize] = resource;
+                index
+            }
+            None => {
+                self.slots.push(resource);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.resources
+            .insert(self.slots[index as usize].name.clone(), index);
+        index
+    }
+
+    /// The name's resource, if it has one.
+    fn find(&self, name: &[u16]) -> Option<&Resource> {
+        let index = *self.resources.get(name)?;
+        Some(&self.slots[index as usize])
     }
 
     /// §4.1 step 3.5.1's "grantable" for a request not yet queued, on every name.
     fn grantable_now(&self, names: &[&[u16]], mode: Mode) -> bool {
-        names.iter().all(|name| {
-            self.resources
-                .get(*name)
-                .is_none_or(|resource| resource.grantable_now(mode))
-        })
+        names
+            .iter()
+            .all(|name| self.find(name).is_none_or(|r| r.grantable_now(mode)))
     }
 
     /// The entries of an order list, from `head`, one per name.
@@ -320,7 +332,7 @@ impl LockManager {
             let last = entry.members.len() - 1;
             for (slot, member) in entry.members.iter().enumerate() {
                 infos.push(LockInfo {
-                    name: &member.name,
+                    name: &self.slots[member.resource as usize].name,
                     mode: entry.mode,
                     client: entry.client,
                     request: node.id,
@@ -333,15 +345,12 @@ impl LockManager {
     }
 
     /// Notes, once per sweep, the names of a request just taken off its lists.
-    fn mark_affected(&mut self, entry: &Entry, affected: &mut Vec<Rc<[u16]>>) {
+    fn mark_affected(&mut self, entry: &Entry, affected: &mut Vec<u32>) {
         for member in entry.members.iter() {
-            let resource = self
-                .resources
-                .get_mut(&member.name)
-                .expect("a live request's name has a resource");
+            let resource = &mut self.slots[member.resource as usize];
             if resource.swept != self.sweeps {
                 resource.swept = self.sweeps;
-                affected.push(member.name.clone());
+                affected.push(member.resource);
             }
         }
     }
@@ -356,11 +365,8 @@ impl LockManager {
                 id,
                 slot: slot as u32,
             };
-            let name = self.entries[&id].members[slot].name.clone();
-            let resource = self
-                .resources
-                .get_mut(&name)
-                .expect("a live request's name has a resource");
+            let index = self.entries[&id].members[slot].resource;
+            let resource = &mut self.slots[index as usize];
             if held {
                 unlink(&mut self.entries, &mut resource.held, node, List::Name);
                 resource.remove_holder();
@@ -402,11 +408,8 @@ impl LockManager {
         entry.held = true;
         let mode = entry.mode;
         for slot in 0..entry.members.len() {
-            let name = self.entries[&id].members[slot].name.clone();
-            let resource = self
-                .resources
-                .get_mut(&name)
-                .expect("a live request's name has a resource");
+            let index = self.entries[&id].members[slot].resource;
+            let resource = &mut self.slots[index as usize];
             resource.add_holder(mode);
             let node = Node {
                 id,
@@ -419,10 +422,8 @@ impl LockManager {
 
     /// §4.4 step 2.1 for the requests `name` holds back, from its fence: each that is now
     /// clear on `name` stops being held back by it; one clear on all its names is ready.
-    fn grow(&mut self, name: &[u16]) {
-        let Some(resource) = self.resources.get_mut(name) else {
-            return;
-        };
+    fn grow(&mut self, index: u32) {
+        let resource = &mut self.slots[index as usize];
         while let Some(node) = resource.fence {
             let head = resource.queue.head.expect("a fence is in the queue");
             let head_mode = self.entries[&head.id].mode;
@@ -442,8 +443,8 @@ impl LockManager {
     /// Recomputes from the head which queued requests `name` holds back, after a change
     /// that may hold back requests that were clear (a steal's request put first, a
     /// reclaimed lock).
-    fn reset(&mut self, name: &[u16]) {
-        let resource = self.resources.get_mut(name).expect("reset names exist");
+    fn reset(&mut self, index: u32) {
+        let resource = &mut self.slots[index as usize];
         let old_fence = resource.fence;
         let mut next = resource.queue.head;
         resource.fence = next;
@@ -457,7 +458,7 @@ impl LockManager {
             }
             next = entry.next(List::Name, node.slot);
         }
-        self.grow(name);
+        self.grow(index);
     }
 
     /// §4.4 steps 2.2–2.14 for every ready request, in the order they became ready.
@@ -468,8 +469,8 @@ impl LockManager {
             let (client, mode) = (entry.client, entry.mode);
             // Step 2.2: remove it from the queue (of each name).
             for slot in 0..entry.members.len() {
-                let name = self.entries[&id].members[slot].name.clone();
-                let resource = self.resources.get_mut(&name).expect("queued");
+                let index = self.entries[&id].members[slot].resource;
+                let resource = &mut self.slots[index as usize];
                 if mode == Mode::Exclusive {
                     resource.queued_exclusive -= 1;
                 }
@@ -492,14 +493,17 @@ impl LockManager {
 
     /// §4.4 process the lock request queues of `names`, in order; then drop each name with
     /// nothing left in it, so memory returns to zero.
-    fn process<'a>(&mut self, names: impl Iterator<Item = &'a Rc<[u16]>> + Clone) {
-        for name in names.clone() {
-            self.grow(name);
+    fn process(&mut self, names: impl Iterator<Item = u32> + Clone) {
+        for index in names.clone() {
+            self.grow(index);
         }
         self.grant_ready();
-        for name in names {
-            if self.resources.get(name).is_some_and(Resource::is_empty) {
-                self.resources.remove(name);
+        for index in names {
+            let resource = &mut self.slots[index as usize];
+            if resource.is_empty() && !resource.name.is_empty() {
+                self.resources.remove(&resource.name);
+                *resource = Resource::default();
+                self.free.push(index);
             }
         }
     }

@@ -60,7 +60,8 @@ impl Ends {
 /// A request's place on one of its names.
 #[derive(Debug)]
 pub(crate) struct Member {
-    pub(crate) name: Rc<[u16]>,
+    /// The name's [`Resource`], by its index in the manager's table.
+    pub(crate) resource: u32,
     links: Links,
     /// Pending: this name does not stand in the way of the request's grant (see
     /// [`Resource::fence`]).
@@ -81,14 +82,10 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    pub(crate) fn new(
-        client: ClientId,
-        names: impl Iterator<Item = Rc<[u16]>>,
-        mode: Mode,
-    ) -> Entry {
-        let members: Box<[Member]> = names
-            .map(|name| Member {
-                name,
+    pub(crate) fn new(client: ClientId, resources: impl Iterator<Item = u32>, mode: Mode) -> Entry {
+        let members: Box<[Member]> = resources
+            .map(|resource| Member {
+                resource,
                 links: Links::default(),
                 clear: false,
             })
@@ -175,6 +172,7 @@ pub(crate) fn unlink(entries: &mut IdMap<Entry>, ends: &mut Ends, node: Node, li
 /// One resource name: its lock request queue (§2.5) and its slice of the held lock set.
 #[derive(Debug, Default)]
 pub(crate) struct Resource {
+    pub(crate) name: Rc<[u16]>,
     pub(crate) queue: Ends,
     pub(crate) held: Ends,
     /// How many locks of this name are held, and their mode (all share it: an exclusive
@@ -195,6 +193,13 @@ pub(crate) struct Resource {
 }
 
 impl Resource {
+    pub(crate) fn new(name: Rc<[u16]>) -> Resource {
+        Resource {
+            name,
+            ..Resource::default()
+        }
+    }
+
     /// §2.5 grantable, steps 8–9: can a lock of `mode` join the current holders?
     pub(crate) fn compatible(&self, mode: Mode) -> bool {
         match self.holder_mode {
