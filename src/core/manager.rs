@@ -86,12 +86,7 @@ impl LockManager {
         mode: Mode,
         flavor: Flavor,
     ) -> Result<(), RequestError> {
-        if self.entries.contains_key(&id) {
-            return Err(RequestError::DuplicateId);
-        }
-        if names.is_empty() || names.windows(2).any(|pair| pair[0] >= pair[1]) {
-            return Err(RequestError::InvalidScope);
-        }
+        self.check(id, names)?;
         let mut affected = Vec::new();
         match flavor {
             // Step 3.5.1: ifAvailable and not grantable: callback gets null, nothing queued.
@@ -119,12 +114,8 @@ impl LockManager {
                 }
             }
         }
-        // Steps 3.1–3.3: get the lock request queue of each name.
-        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
-        self.entries.insert(id, entry);
+        self.insert(client, id, names, mode);
         push_back(&mut self.entries, &mut self.pending, whole(id), List::Order);
-        let of_client = self.clients.entry(client).or_default();
-        push_back(&mut self.entries, of_client, whole(id), List::Client);
         for slot in 0..names.len() {
             let index = self.entries[&id].members[slot].resource;
             let node = Node {
@@ -218,12 +209,7 @@ impl LockManager {
         names: &[&[u16]],
         mode: Mode,
     ) -> Result<(), RequestError> {
-        if self.entries.contains_key(&id) {
-            return Err(RequestError::DuplicateId);
-        }
-        if names.is_empty() || names.windows(2).any(|pair| pair[0] >= pair[1]) {
-            return Err(RequestError::InvalidScope);
-        }
+        self.check(id, names)?;
         let compatible = |name: &&[u16]| {
             self.find(name)
                 .is_none_or(|resource| resource.compatible(mode))
@@ -231,10 +217,7 @@ impl LockManager {
         if !names.iter().all(compatible) {
             return Err(RequestError::Conflict);
         }
-        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
-        self.entries.insert(id, entry);
-        let of_client = self.clients.entry(client).or_default();
-        push_back(&mut self.entries, of_client, whole(id), List::Client);
+        self.insert(client, id, names, mode);
         self.hold(id);
         // The new holder may hold back queued requests that were clear.
         for slot in 0..names.len() {
@@ -288,6 +271,26 @@ impl LockManager {
     }
 
     // ----- Internals -----------------------------------------------------------------------
+
+    /// The input checks of `request_scope` and `reclaim`.
+    fn check(&self, id: RequestId, names: &[&[u16]]) -> Result<(), RequestError> {
+        if self.entries.contains_key(&id) {
+            return Err(RequestError::DuplicateId);
+        }
+        if names.is_empty() || names.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Err(RequestError::InvalidScope);
+        }
+        Ok(())
+    }
+
+    /// A new live request of `client` (steps 3.1–3.3: the lock request queue of each name),
+    /// on its client's list, on no other list yet.
+    fn insert(&mut self, client: ClientId, id: RequestId, names: &[&[u16]], mode: Mode) {
+        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
+        self.entries.insert(id, entry);
+        let of_client = self.clients.entry(client).or_default();
+        push_back(&mut self.entries, of_client, whole(id), List::Client);
+    }
 
     /// §2.5 get the lock request queue: the name's resource, created if missing.
     fn intern(&mut self, name: &[u16]) -> u32 {
