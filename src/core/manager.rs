@@ -10,7 +10,9 @@ use crate::FxHashMap;
 
 use super::id_hash::IdMap;
 
-use super::resource::{push_back, push_front, unlink, Ends, Entry, Link, List, Node, Resource};
+use super::resource::{
+    push_back, push_front, unlink, Ends, Entry, Link, List, Member, Node, Resource,
+};
 use super::types::{
     AbortOutcome, Action, ClientId, Flavor, LockInfo, Mode, ReleaseOutcome, RequestError,
     RequestId, RequestState, Snapshot, Stats,
@@ -286,8 +288,11 @@ impl LockManager {
     /// A new live request of `client` (steps 3.1–3.3: the lock request queue of each name),
     /// on its client's list, on no other list yet.
     fn insert(&mut self, client: ClientId, id: RequestId, names: &[&[u16]], mode: Mode) {
-        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
-        self.entries.insert(id, entry);
+        let mut members = Vec::with_capacity(names.len());
+        for name in names {
+            members.push(Member::new(self.intern(name)));
+        }
+        self.entries.insert(id, Entry::new(client, members, mode));
         let of_client = self.clients.entry(client).or_default();
         push_back(&mut self.entries, of_client, whole(id), List::Client);
     }
