@@ -46,7 +46,7 @@ static LOCAL: ForRealm<Vec<Rc<RefCell<Driver>>>> = ForRealm(RefCell::new(Vec::ne
 
 #[cfg(feature = "no-std-module")]
 #[global_allocator]
-static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+static ALLOCATOR: crate::heap::Global = crate::heap::Global::new();
 
 /// No panic is expected on any path; one that happens aborts the worker (its contexts notice
 /// through its lifeline and start a new one) without formatting a message, so no
