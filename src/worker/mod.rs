@@ -93,8 +93,7 @@ pub fn serve(early_ports: js_sys::Array) {
         with(&ready, |d| d.service().handle_lifeline(db.as_deref()));
     });
     let survey = weak.clone();
-    wasm_bindgen_futures::spawn_local(async move {
-        let databases = survey::client_databases().await;
+    survey::client_databases(move |databases| {
         with(&survey, |d| d.service().handle_survey(databases));
     });
     with(&weak, |d| {
