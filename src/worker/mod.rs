@@ -12,6 +12,7 @@ mod driver;
 mod lifeline;
 mod listener;
 mod survey;
+mod table;
 #[cfg(test)]
 mod tests;
 mod timer;
