@@ -17,7 +17,9 @@ RUSTC_BOOTSTRAP=1 RUSTC=$rustc CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="wasm-
 wasm-bindgen --target no-modules --no-typescript --out-dir pkg --out-name web_locks \
   target/wasm32-unknown-unknown/release/web_locks.wasm
 # The post-MVP features current rustc emits; the README's browser floor supports all of them.
+# Import, module and export names are minified too: the map goes to pkg/names.json, for the
+# glue (scripts/bundle.mjs).
 node_modules/.bin/wasm-opt -Oz --enable-sign-ext --enable-mutable-globals --enable-bulk-memory \
   --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
-  pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm
+  --minify-imports-and-exports-and-modules pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm >pkg/names.json
 node scripts/bundle.mjs
