@@ -8,11 +8,12 @@ source scripts/env.sh
 # rust-web-src (-Zbuild-std) with immediate-abort panics: a panic is a bare `unreachable`, so
 # no panic message and no `core::fmt` is linked (the precompiled core's panic paths format).
 # RUSTC_BOOTSTRAP unlocks the unstable flags on that stable compiler; scripts/setup.sh
-# installs it and the wasm-ld of its LLVM.
+# installs it and the wasm-ld of its LLVM. `-Zlocation-detail=none`: no source paths for
+# `#[track_caller]` locations nobody prints.
 rustc=/usr/bin/rustc
 llvm=$("$rustc" -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
 RUSTC_BOOTSTRAP=1 RUSTC=$rustc CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="wasm-ld-$llvm" \
-  RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
+  RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none" \
   /usr/bin/cargo build --quiet --release --target wasm32-unknown-unknown -Zbuild-std=core,alloc
 wasm-bindgen --target no-modules --no-typescript --out-dir pkg --out-name web_locks \
   target/wasm32-unknown-unknown/release/web_locks.wasm
