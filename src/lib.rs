@@ -25,6 +25,12 @@ pub(crate) type FxHashMap<K, V> = hashbrown::HashMap<K, V, rustc_hash::FxBuildHa
 pub(crate) type FxHashSet<K> = hashbrown::HashSet<K, rustc_hash::FxBuildHasher>;
 
 pub mod core;
+/// The shipped module's allocator (natively only for its tests).
+#[cfg(any(
+    all(target_arch = "wasm32", feature = "no-std-module"),
+    all(test, not(target_arch = "wasm32"))
+))]
+mod heap;
 pub mod protocol;
 pub mod service;
 #[cfg(target_arch = "wasm32")]
