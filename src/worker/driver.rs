@@ -17,9 +17,9 @@ use web_sys::{MessageEvent, MessagePort};
 use super::codec::{self, Decoded};
 use super::death_watch::DeathWatch;
 use super::listener::Listener;
-use super::table::Table;
 use super::timer::Timer as JsTimer;
 use crate::service::{Output, PortId, Service, Timer};
+use crate::table::Table;
 
 struct Connected {
     port: MessagePort,

@@ -12,7 +12,6 @@ mod driver;
 mod lifeline;
 mod listener;
 mod survey;
-mod table;
 #[cfg(test)]
 mod tests;
 mod timer;
