@@ -1,6 +1,7 @@
 //! Small tables (the service's clients, ports and watched databases; the driver's ports,
-//! death watches and timers): one entry per connected context at most, so a vector searched
-//! in order serves them, with none of a hash map's code per key type in the module.
+//! death watches and timers; the core's clients): one entry per connected context at most,
+//! so a vector searched in order serves them, with none of a hash map's code per key type in
+//! the module.
 
 use crate::prelude::*;
 use core::borrow::Borrow;
@@ -67,6 +68,21 @@ impl<K: PartialEq, V> Table<K, V> {
         let old = self.remove(&key);
         self.0.push((key, value));
         old
+    }
+
+    /// The value under `key`, inserted as `V::default()` if missing.
+    pub(crate) fn get_or_default(&mut self, key: K) -> &mut V
+    where
+        V: Default,
+    {
+        let at = match self.position(&key) {
+            Some(at) => at,
+            None => {
+                self.0.push((key, V::default()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[at].1
     }
 
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {

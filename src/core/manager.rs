@@ -6,6 +6,7 @@ use crate::prelude::*;
 use alloc::collections::VecDeque;
 use alloc::rc::Rc;
 
+use crate::table::Table;
 use crate::FxHashMap;
 
 use super::id_hash::IdMap;
@@ -40,8 +41,8 @@ pub struct LockManager {
     free: Vec<u32>,
     /// Every pending or held request by id, with its links (see `resource.rs`).
     entries: IdMap<Entry>,
-    /// Each client's live requests in request order, for §2.6.
-    clients: FxHashMap<ClientId, Ends>,
+    /// Each client's live requests in request order, for §2.6 (contexts are few: a table).
+    clients: Table<ClientId, Ends>,
     /// Every pending request in request order, and the held lock set in grant order.
     pending: Ends,
     held: Ends,
@@ -293,7 +294,7 @@ impl LockManager {
             members.push(Member::new(self.intern(name)));
         }
         self.entries.insert(id, Entry::new(client, members, mode));
-        let of_client = self.clients.entry(client).or_default();
+        let of_client = self.clients.get_or_default(client);
         push_back(&mut self.entries, of_client, whole(id), List::Client);
     }
 
