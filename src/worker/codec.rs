@@ -109,23 +109,15 @@ fn decode_names(fields: &Fields<'_>) -> Option<Vec<Vec<u16>>> {
     names.iter().map(|name| decode_name(&name)).collect()
 }
 
-/// A DOMString's code units. Converting a JS string to UTF-8 replaces lone surrogates with
-/// U+FFFD, so a result without U+FFFD is exact; otherwise the units are read one by one.
+/// A DOMString's code units, read as they are (no UTF-8 round trip, which would replace
+/// lone surrogates with U+FFFD).
 fn decode_name(value: &JsValue) -> Option<Vec<u16>> {
-    let text = value.dyn_ref::<JsString>()?;
-    let utf8 = String::from(text);
-    // U+FFFD in UTF-8, found without `str` pattern machinery (smaller in the module).
-    if !utf8.as_bytes().windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) {
-        return Some(utf8.encode_utf16().collect());
-    }
-    Some(text.iter().collect())
+    Some(value.dyn_ref::<JsString>()?.iter().collect())
 }
 
+/// A DOMString from its code units, in chunks that fit an argument list (lone surrogates
+/// included, nothing replaced).
 fn encode_name(units: &[u16]) -> JsValue {
-    if let Ok(text) = String::from_utf16(units) {
-        return text.into();
-    }
-    // Lone surrogates: from the code units themselves, in chunks that fit an argument list.
     let mut text = JsString::from("");
     for chunk in units.chunks(8192) {
         text = text.concat(&JsString::from_char_code(chunk));
