@@ -108,19 +108,19 @@ describe(`${where}polyfill: recovery`, () => {
       const port = (window.evilPort = new SharedWorker(url.href, { name: 'web-locks-polyfill' }).port);
       const replies = [];
       port.onmessage = (e) => replies.push(e.data);
-      const junk = [null, 1, 'x', [], {}, { v: 2 }, { v: 2, type: 'request' }, { v: 1, type: 'query', id: 1 },
-        { v: 2, type: 'release', id: 'one' }, { v: 2, type: 'hello', clientId: 7 }, { v: 2, type: 'adopt' },
-        { v: 2, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' }];
+      const junk = [null, 1, 'x', [], {}, { v: 3 }, { v: 3, type: 'request' }, { v: 2, type: 'query', id: 1 },
+        { v: 3, type: 'release', id: 'one' }, { v: 3, type: 'hello', clientId: 7 }, { v: 3, type: 'adopt' },
+        { v: 3, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' }];
       for (const message of junk) port.postMessage(message);
-      port.postMessage({ v: 2, type: 'hello', clientId: 'evil' });
-      port.postMessage({ v: 2, type: 'watch' }); // no database: served unwatched
-      port.postMessage({ v: 2, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
+      port.postMessage({ v: 3, type: 'hello', clientId: 'evil' });
+      port.postMessage({ v: 3, type: 'watch' }); // no database: served unwatched
+      port.postMessage({ v: 3, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
       const huge = 'h'.repeat(1 << 20);
-      port.postMessage({ v: 2, type: 'request', id: 2, name: huge, mode: 'exclusive' });
+      port.postMessage({ v: 3, type: 'request', id: 2, name: huge, mode: 'exclusive' });
       for (let i = 0; i < 20_000; i++) {
-        port.postMessage({ v: 2, type: 'request', id: 100 + i, name: `flood-${i % 50}`, mode: 'exclusive' });
+        port.postMessage({ v: 3, type: 'request', id: 100 + i, name: `flood-${i % 50}`, mode: 'exclusive' });
       }
-      port.postMessage({ v: 2, type: 'query', id: 3 });
+      port.postMessage({ v: 3, type: 'query', id: 3 });
       const t0 = performance.now();
       while (!replies.some((r) => r.type === 'snapshot') && performance.now() - t0 < 20_000) {
         await new Promise((r) => setTimeout(r, 20));
@@ -144,7 +144,7 @@ describe(`${where}polyfill: recovery`, () => {
     // waitForFunction does not await a predicate's promise.)
     const state = await query(good);
     assert.ok(state.held.some((r) => r[0] === 'precious' && r[2] !== 'evil'));
-    await evil.evaluate(() => evilPort.postMessage({ v: 2, type: 'goodbye' }));
+    await evil.evaluate(() => evilPort.postMessage({ v: 3, type: 'goodbye' }));
     await evil.close();
     let left;
     for (let i = 0; i < 100; i++) {
