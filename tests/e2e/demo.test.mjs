@@ -1,5 +1,6 @@
-// The demo in three tabs: one primary, a takeover when it closes, and a deliberate two-tab
-// deadlock that the inspector shows. Screenshots land in test-output/demo/.
+// The demo in three tabs: one primary, a takeover when it closes, a deliberate two-tab
+// deadlock that the inspector shows, and the same work as one scope in each tab (requestAll)
+// without one. Screenshots land in test-output/demo/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -68,6 +69,29 @@ for (const impl of IMPLS) {
       await third.click('#break');
       await third.waitForSelector('#deadlock[hidden]', { state: 'attached', timeout: 5000 });
       assert.equal(await third.locator('tr.cycle').count(), 0);
+
+      // The same work as one scope in both tabs (requestAll): they take turns, no deadlock.
+      await pages[0].click('#atomic');
+      await pages[1].click('#atomic');
+      // The inspector shows one request across both names, held by one tab and awaited by
+      // the other (native: each name its own, the second tab waiting for the first name).
+      const [heldChip, pendingChip] = impl === 'polyfill' ? ['demo:A + demo:B', 'demo:A + demo:B'] : ['demo:B', 'demo:A'];
+      await third.waitForFunction(
+        ([held, pending]) => {
+          const chips = (column) =>
+            [...document.querySelectorAll(`#inspector tbody td:nth-child(${column}) .lock`)].map((e) => e.textContent);
+          return chips(2).includes(held) && chips(3).includes(pending);
+        },
+        [heldChip, pendingChip],
+        { timeout: 5000 },
+      );
+      await third.screenshot({ path: `${OUT}/${impl}-4-atomic.png`, fullPage: true });
+      for (const page of pages) {
+        await page.waitForFunction(() => document.querySelector('#log').textContent.includes('done with A and B'), null, {
+          timeout: 10_000,
+        });
+      }
+      assert.equal(await third.locator('#deadlock:not([hidden])').count(), 0, 'no deadlock shown');
       assert.deepEqual(errors, []);
       await context.close();
     });
