@@ -74,6 +74,51 @@ fn handoff(ops: u64) -> f64 {
     ops as f64 / start.elapsed().as_secs_f64()
 }
 
+/// Scopes of 4 names out of 1,000 (pseudo-random, exclusive), 8 in flight: each op requests
+/// one and releases (or, if still waiting, aborts) the one made 8 ops before.
+fn scopes(ops: u64) -> f64 {
+    let names: Vec<Vec<u16>> = (0..1_000).map(|i| u(&format!("resource/{i:03}"))).collect();
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut scopes: Vec<[usize; 4]> = Vec::with_capacity(4096);
+    for _ in 0..4096 {
+        let mut picked = [0usize; 4];
+        let mut n = 0;
+        while n < 4 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let i = (seed % 1_000) as usize;
+            if !picked[..n].contains(&i) {
+                picked[n] = i;
+                n += 1;
+            }
+        }
+        picked.sort();
+        scopes.push(picked);
+    }
+    let mut m = LockManager::new();
+    let start = Instant::now();
+    for id in 0..ops {
+        let scope = scopes[(id % 4096) as usize].map(|i| names[i].as_slice());
+        m.request_scope(
+            ClientId((id % 8) as u32),
+            RequestId(id),
+            &scope,
+            Mode::Exclusive,
+            Flavor::Queue,
+        )
+        .unwrap();
+        if id >= 8 {
+            let old = RequestId(id - 8);
+            if m.release(old) == web_locks::core::ReleaseOutcome::NotHeld {
+                m.abort(old);
+            }
+        }
+        while m.poll_action().is_some() {}
+    }
+    ops as f64 / start.elapsed().as_secs_f64()
+}
+
 fn snapshot_cost(held: usize, rounds: u32) -> f64 {
     let mut m = LockManager::new();
     for i in 0..held {
@@ -109,6 +154,11 @@ fn main() {
         "{:<48} {:>10.2} M ops/s",
         "two-client handoff on one name",
         handoff(3_000_000) / 1e6
+    );
+    println!(
+        "{:<48} {:>10.2} M ops/s",
+        "4-name scopes over 1,000 names, 8 in flight",
+        scopes(1_000_000) / 1e6
     );
     println!(
         "{:<48} {:>13.3} ms",

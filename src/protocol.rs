@@ -1,6 +1,6 @@
-//! The one protocol between a context's glue (js/connection.js) and the worker, version 2.
+//! The one protocol between a context's glue (js/connection.js) and the worker, version 3.
 //!
-//! Every message is a plain object `{ v: 2, type: "...", ... }` sent over the context's
+//! Every message is a plain object `{ v: 3, type: "...", ... }` sent over the context's
 //! MessagePort. Request ids (`id`) are chosen by the context, unique among its live
 //! requests, below 2^32; a granted request's id is also its lock's id.
 //!
@@ -9,11 +9,11 @@
 //! |-----------|------------------------------------------|------------------------------------------|
 //! | `hello`   | `clientId`, `db`?                        | first message: this port is that client; `db` is the context's liveness database, whose `indexedDB.open(db, 1)` was called before this message (absent: no IndexedDB) |
 //! | `watch`   | `db`?                                    | the context holds `db` open at version 1 for as long as it lives (absent: it could not open one); also ends a re-declaration |
-//! | `request` | `id`, `name`, `mode`, `ifAvailable`, `steal` | §4.1 request a lock                  |
+//! | `request` | `id`, `name` or `names`, `mode`, `ifAvailable`, `steal` | §4.1 request a lock; `names` (an array of strings, sorted by code units, distinct, not empty) asks for a scope, granted on all its names at once (the extension's `requestAll`) |
 //! | `release` | `id`                                     | §4.2 the waiting promise settled         |
 //! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant (a lock granted meanwhile is released) |
 //! | `query`   | `id`                                     | §4.5 snapshot                            |
-//! | `reclaim` | `id`, `name`, `mode`                     | after a worker restart: this lock was held before it |
+//! | `reclaim` | `id`, `name` or `names`, `mode`          | after a worker restart: this lock was held before it |
 //! | `goodbye` |                                          | §2.6 the context is going away           |
 //! | `adopt`   | a transferred MessagePort                | connect that port as a new client (a dedicated worker of this context) |
 //!
@@ -50,7 +50,7 @@ use alloc::rc::Rc;
 
 use crate::core::{Flavor, Mode};
 
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// What a context sends, decoded (by the worker's codec, or built by a test).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,14 +64,15 @@ pub enum ClientMessage {
     },
     Request {
         id: u32,
-        name: Vec<u16>,
+        /// One name, or a scope's names (sorted, distinct).
+        names: Vec<Vec<u16>>,
         mode: Mode,
         if_available: bool,
         steal: bool,
     },
     Reclaim {
         id: u32,
-        name: Vec<u16>,
+        names: Vec<Vec<u16>>,
         mode: Mode,
     },
     Release {
@@ -101,14 +102,17 @@ impl ClientMessage {
 }
 
 /// The §3.2.1 checks a worker repeats for requests from contexts it cannot trust:
-/// steps 5–7 (step 8 concerns the signal, which stays in the context).
+/// steps 5–7 (step 8 concerns the signal, which stays in the context), for every name.
 pub fn flavor(
-    name: &[u16],
+    names: &[Vec<u16>],
     mode: Mode,
     if_available: bool,
     steal: bool,
 ) -> Result<Flavor, &'static str> {
-    if name.first() == Some(&u16::from(b'-')) {
+    if names
+        .iter()
+        .any(|name| name.first() == Some(&u16::from(b'-')))
+    {
         return Err("names starting with '-' are reserved");
     }
     match (if_available, steal) {
@@ -148,7 +152,8 @@ pub enum WorkerMessage {
     /// a handful of boundary crossings: `names` holds every request's name, held ones then
     /// pending ones, one after the other; `held` and `pending` (Uint32Array) hold two
     /// numbers per request: its name's length in code units, and the index of its clientId
-    /// in `client_ids` times 2, plus 1 if it is shared.
+    /// in `client_ids` times 4, plus 2 if the next entry of the same list is the same
+    /// request's (a scope is one entry per name, consecutive), plus 1 if it is shared.
     Snapshot {
         id: u32,
         names: Vec<u16>,

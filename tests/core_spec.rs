@@ -429,14 +429,17 @@ fn same_inputs_give_same_actions_and_snapshots() {
 #[test]
 fn reclaim_restores_compatible_holders_and_refuses_conflicts() {
     let mut m = LockManager::new();
-    m.reclaim(A, r(1), &u("x"), S).unwrap();
-    m.reclaim(B, r(2), &u("x"), S).unwrap();
-    assert_eq!(m.reclaim(C, r(3), &u("x"), X), Err(RequestError::Conflict));
+    m.reclaim(A, r(1), &[&u("x")], S).unwrap();
+    m.reclaim(B, r(2), &[&u("x")], S).unwrap();
     assert_eq!(
-        m.reclaim(A, r(1), &u("y"), X),
+        m.reclaim(C, r(3), &[&u("x")], X),
+        Err(RequestError::Conflict)
+    );
+    assert_eq!(
+        m.reclaim(A, r(1), &[&u("y")], X),
         Err(RequestError::DuplicateId)
     );
-    m.reclaim(A, r(4), &u("y"), X).unwrap();
+    m.reclaim(A, r(4), &[&u("y")], X).unwrap();
     assert!(drain(&mut m).is_empty(), "reclaims are not grants");
     assert!(
         req(&mut m, C, 9, "x", X, Queue).is_empty(),

@@ -92,7 +92,8 @@ enum State {
 
 #[derive(Clone, Debug)]
 struct Req {
-    name: Vec<u16>,
+    /// One name, or a scope's (sorted, distinct).
+    names: Vec<Vec<u16>>,
     mode: Mode,
     if_available: bool,
     steal: bool,
@@ -259,14 +260,14 @@ impl Sim {
             let message = match r.state {
                 State::Pending => ClientMessage::Request {
                     id,
-                    name: r.name,
+                    names: r.names,
                     mode: r.mode,
                     if_available: r.if_available,
                     steal: r.steal,
                 },
                 State::Held => ClientMessage::Reclaim {
                     id,
-                    name: r.name,
+                    names: r.names,
                     mode: r.mode,
                 },
                 State::Query => ClientMessage::Query { id },
@@ -353,7 +354,15 @@ impl Sim {
                 }
             }
             0..=34 => {
-                let name = NAMES[self.rng.below(NAMES.len() as u64) as usize].to_vec();
+                // One name, or (one time in four) a scope of two.
+                let first = self.rng.below(NAMES.len() as u64) as usize;
+                let mut names = vec![NAMES[first].to_vec()];
+                if self.rng.chance(25) {
+                    let second =
+                        (first + 1 + self.rng.below(NAMES.len() as u64 - 1) as usize) % NAMES.len();
+                    names.push(NAMES[second].to_vec());
+                    names.sort();
+                }
                 let flavor = self.rng.below(10);
                 let steal = flavor == 0;
                 let if_available = (1..=2).contains(&flavor);
@@ -366,7 +375,7 @@ impl Sim {
                 ctx.next_id += 1;
                 let id = ctx.next_id;
                 let req = Req {
-                    name: name.clone(),
+                    names: names.clone(),
                     mode,
                     if_available,
                     steal,
@@ -376,7 +385,7 @@ impl Sim {
                 ctx.reqs.insert(id, req);
                 let request = ClientMessage::Request {
                     id,
-                    name,
+                    names,
                     mode,
                     if_available,
                     steal,
@@ -405,7 +414,7 @@ impl Sim {
                 ctx.next_id += 1;
                 let id = ctx.next_id;
                 let req = Req {
-                    name: Vec::new(),
+                    names: Vec::new(),
                     mode: Mode::Shared,
                     if_available: false,
                     steal: false,
@@ -712,7 +721,9 @@ impl Sim {
         for (c, ctx) in self.ctxs.iter().enumerate().filter(|(_, c)| c.alive) {
             for r in ctx.reqs.values() {
                 if r.state == State::Held && !r.revoked {
-                    holders.entry(&r.name).or_default().push((c, r.mode));
+                    for name in &r.names {
+                        holders.entry(name).or_default().push((c, r.mode));
+                    }
                 }
             }
         }

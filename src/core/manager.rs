@@ -1,4 +1,6 @@
-//! [`LockManager`]: the spec's lock manager (§2.2) and its algorithms (§4).
+//! [`LockManager`]: the spec's lock manager (§2.2) and its algorithms (§4), with the scopes
+//! of the early draft (early-draft-lock-scopes.md) as an extension: a request may name
+//! several resources, granted atomically.
 
 use crate::prelude::*;
 use alloc::collections::VecDeque;
@@ -8,18 +10,32 @@ use crate::FxHashMap;
 
 use super::id_hash::IdMap;
 
-use super::resource::{push_back, push_front, unlink, Ends, Entry, List, Resource};
+use super::resource::{push_back, push_front, unlink, Ends, Entry, Link, List, Node, Resource};
 use super::types::{
     AbortOutcome, Action, ClientId, Flavor, LockInfo, Mode, ReleaseOutcome, RequestError,
     RequestId, RequestState, Snapshot, Stats,
 };
 
 /// The lock manager of one origin. See the [module docs](super) for how to drive it.
+///
+/// Scheduling is §2.5's for standard requests. A scope (a request of several names) follows
+/// the draft's grantable rule, which for a single name is §2.5's: an exclusive request is
+/// grantable when no lock is held on any of its names and no request queued before it names
+/// any of them; a shared one when no exclusive lock is held on any of its names and no
+/// exclusive request queued before it names any of them. A request waits in the queue of
+/// every one of its names; each name keeps track of which of its queued requests it does not
+/// hold back (see [`Resource::fence`]), and a request is granted when none of its names holds
+/// it back, so no operation looks at names other than the ones it touches.
 #[derive(Debug, Default)]
 pub struct LockManager {
-    /// §2.5 lock request queue map together with the held lock set, split by name.
-    /// A name is present only while it has a holder or a queued request.
-    resources: FxHashMap<Rc<[u16]>, Resource>,
+    /// §2.5 lock request queue map together with the held lock set, split by name: each
+    /// name's [`Resource`] by its index in `slots`. A name is present only while it has a
+    /// holder or a queued request; requests refer to their names' resources by index, so
+    /// only `intern` hashes a name.
+    resources: FxHashMap<Rc<[u16]>, u32>,
+    slots: Vec<Resource>,
+    /// Indices of unused `slots`.
+    free: Vec<u32>,
     /// Every pending or held request by id, with its links (see `resource.rs`).
     entries: IdMap<Entry>,
     /// Each client's live requests in request order, for §2.6.
@@ -27,9 +43,16 @@ pub struct LockManager {
     /// Every pending request in request order, and the held lock set in grant order.
     pending: Ends,
     held: Ends,
+    /// Requests no name holds back any more, to be granted in this order.
+    ready: Vec<RequestId>,
     actions: VecDeque<Action>,
-    /// Counts §2.6 sweeps, to visit each affected name once without a set.
+    /// Counts sweeps over names (§2.6, steals), to visit each affected name once.
     sweeps: u64,
+}
+
+/// A request's node on the manager-wide and client lists.
+fn whole(id: RequestId) -> Node {
+    Node { id, slot: 0 }
 }
 
 impl LockManager {
@@ -50,28 +73,29 @@ impl LockManager {
         mode: Mode,
         flavor: Flavor,
     ) -> Result<(), RequestError> {
+        self.request_scope(client, id, &[name], mode, flavor)
+    }
+
+    /// §4.1 for a scope: `names` sorted by code units and distinct (else
+    /// [`RequestError::InvalidScope`]), granted together. One name is a standard request.
+    pub fn request_scope(
+        &mut self,
+        client: ClientId,
+        id: RequestId,
+        names: &[&[u16]],
+        mode: Mode,
+        flavor: Flavor,
+    ) -> Result<(), RequestError> {
         if self.entries.contains_key(&id) {
             return Err(RequestError::DuplicateId);
         }
-        // Steps 3.1–3.3: get the lock request queue for name (and its held locks).
-        let name = self.intern(name);
-        let resource = self.resources.get_mut(&name).expect("interned");
+        if names.is_empty() || names.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Err(RequestError::InvalidScope);
+        }
+        let mut affected = Vec::new();
         match flavor {
-            Flavor::Steal => {
-                // Step 3.4.1: remove every held lock of this name; reject its released promise.
-                let mut next = resource.held.head;
-                resource.clear_holders();
-                while let Some(holder) = next {
-                    next = self.entries[&holder].next(List::Name);
-                    let gone = self.forget(holder);
-                    self.actions.push_back(Action::Stolen {
-                        client: gone.client,
-                        request: holder,
-                    });
-                }
-            }
             // Step 3.5.1: ifAvailable and not grantable: callback gets null, nothing queued.
-            Flavor::IfAvailable if !resource.grantable_now(mode) => {
+            Flavor::IfAvailable if !self.grantable_now(names, mode) => {
                 self.actions.push_back(Action::NotAvailable {
                     client,
                     request: id,
@@ -79,22 +103,55 @@ impl LockManager {
                 return Ok(());
             }
             Flavor::IfAvailable | Flavor::Queue => {}
+            // Step 3.4.1: remove every held lock of these names (all of a stolen scope's);
+            // reject its released promise.
+            Flavor::Steal => {
+                self.sweeps += 1;
+                for name in names {
+                    while let Some(holder) = self.find(name).and_then(|r| r.held.head) {
+                        let gone = self.forget(holder.id);
+                        self.mark_affected(&gone, &mut affected);
+                        self.actions.push_back(Action::Stolen {
+                            client: gone.client,
+                            request: holder.id,
+                        });
+                    }
+                }
+            }
         }
-        self.entries
-            .insert(id, Entry::new(client, name.clone(), mode));
-        let resource = self.resources.get_mut(&name).expect("interned");
-        if flavor == Flavor::Steal {
-            // Step 3.4.2: prepend request in queue.
-            push_front(&mut self.entries, &mut resource.queue, id, List::Name);
-        } else {
-            // Step 3.5.2: enqueue request in queue.
-            push_back(&mut self.entries, &mut resource.queue, id, List::Name);
-        }
-        push_back(&mut self.entries, &mut self.pending, id, List::Order);
+        // Steps 3.1–3.3: get the lock request queue of each name.
+        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
+        self.entries.insert(id, entry);
+        push_back(&mut self.entries, &mut self.pending, whole(id), List::Order);
         let of_client = self.clients.entry(client).or_default();
-        push_back(&mut self.entries, of_client, id, List::Client);
-        // Step 3.6: process the lock request queue.
-        self.process(&name);
+        push_back(&mut self.entries, of_client, whole(id), List::Client);
+        for slot in 0..names.len() {
+            let index = self.entries[&id].members[slot].resource;
+            let node = Node {
+                id,
+                slot: slot as u32,
+            };
+            let resource = &mut self.slots[index as usize];
+            if mode == Mode::Exclusive {
+                resource.queued_exclusive += 1;
+            }
+            if flavor == Flavor::Steal {
+                // Step 3.4.2: prepend request in queue.
+                push_front(&mut self.entries, &mut resource.queue, node, List::Name);
+                self.reset(index);
+            } else {
+                // Step 3.5.2: enqueue request in queue.
+                push_back(&mut self.entries, &mut resource.queue, node, List::Name);
+                if resource.fence.is_none() {
+                    resource.fence = Some(node);
+                }
+                // Step 3.6: process the lock request queue.
+                self.grow(index);
+            }
+        }
+        self.grant_ready();
+        // The stolen locks' other names (§4.2 step 7 for each).
+        self.process(affected.into_iter());
         Ok(())
     }
 
@@ -107,9 +164,8 @@ impl LockManager {
         }
         // Steps 2–6: remove lock from the held lock set.
         let entry = self.forget(id);
-        self.resource(&entry.name).remove_holder();
-        // Step 7: process the lock request queue.
-        self.process(&entry.name);
+        // Step 7: process the lock request queue (of each name).
+        self.process(entry.members.iter().map(|member| member.resource));
         ReleaseOutcome::Released
     }
 
@@ -120,10 +176,10 @@ impl LockManager {
             Some(entry) if entry.held => return AbortOutcome::AlreadyHeld,
             Some(_) => {}
         }
-        // Steps 2–6: remove request from queue.
+        // Steps 2–6: remove request from queue (of each name).
         let entry = self.forget(id);
         // Step 7: process the lock request queue (the next request may now be grantable).
-        self.process(&entry.name);
+        self.process(entry.members.iter().map(|member| member.resource));
         AbortOutcome::Removed
     }
 
@@ -138,52 +194,53 @@ impl LockManager {
         self.sweeps += 1;
         let mut affected = Vec::new();
         let mut next = of_client.head;
-        while let Some(id) = next {
-            next = self.entries[&id].next(List::Client);
+        while let Some(node) = next {
+            next = self.entries[&node.id].next(List::Client, 0);
             // Step 1.1: abort the request (§4.3 step 6) / step 2.1: release the lock (§4.2
             // step 6). The client's own list is dropped whole.
-            let entry = self.unlink_from_name_and_order(id);
-            let sweep = self.sweeps;
-            let resource = self.resource(&entry.name);
-            if entry.held {
-                resource.remove_holder();
-            }
-            if resource.swept != sweep {
-                resource.swept = sweep;
-                affected.push(entry.name);
-            }
+            let entry = self.unlink_from_names_and_order(node.id);
+            self.mark_affected(&entry, &mut affected);
         }
         // §4.3 step 7 / §4.2 step 7 for every affected queue.
-        for name in affected {
-            self.process(&name);
-        }
+        self.process(affected.into_iter());
     }
 
     // ----- Recovery after a restart of the driver (not in the spec) -----------------------
 
     /// Re-declares a lock `client` held before a restart: held at once if it is compatible
-    /// with the name's current holders (§2.5 steps 8–9), refused with
+    /// with the current holders of each of its names (§2.5 steps 8–9), refused with
     /// [`RequestError::Conflict`] otherwise (the driver then tells the client its lock is
     /// lost, as for a steal). First come, first served.
     pub fn reclaim(
         &mut self,
         client: ClientId,
         id: RequestId,
-        name: &[u16],
+        names: &[&[u16]],
         mode: Mode,
     ) -> Result<(), RequestError> {
         if self.entries.contains_key(&id) {
             return Err(RequestError::DuplicateId);
         }
-        let name = self.intern(name);
-        if !self.resources[&name].compatible(mode) {
+        if names.is_empty() || names.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Err(RequestError::InvalidScope);
+        }
+        let compatible = |name: &&[u16]| {
+            self.find(name)
+                .is_none_or(|resource| resource.compatible(mode))
+        };
+        if !names.iter().all(compatible) {
             return Err(RequestError::Conflict);
         }
-        self.entries
-            .insert(id, Entry::new(client, name.clone(), mode));
+        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
+        self.entries.insert(id, entry);
         let of_client = self.clients.entry(client).or_default();
-        push_back(&mut self.entries, of_client, id, List::Client);
-        self.hold(id, &name);
+        push_back(&mut self.entries, of_client, whole(id), List::Client);
+        self.hold(id);
+        // The new holder may hold back queued requests that were clear.
+        for slot in 0..names.len() {
+            self.reset(self.entries[&id].members[slot].resource);
+        }
+        self.grant_ready();
         Ok(())
     }
 
@@ -193,6 +250,7 @@ impl LockManager {
     /// grant order across names. Requests are enqueued as they are made: `pending` comes in
     /// request order across names (within a name that is queue order, since the only
     /// requests placed out of order, steals, are granted in the step that queues them).
+    /// A scope is one entry per name, consecutive, its names in order.
     pub fn snapshot(&self) -> Snapshot<'_> {
         Snapshot {
             held: self.walk(self.held.head),
@@ -231,115 +289,222 @@ impl LockManager {
 
     // ----- Internals -----------------------------------------------------------------------
 
-    /// §2.5 get the lock request queue: the name's entry, created if missing.
-    fn intern(&mut self, name: &[u16]) -> Rc<[u16]> {
-        if let Some((key, _)) = self.resources.get_key_value(name) {
-            return key.clone();
+    /// §2.5 get the lock request queue: the name's resource, created if missing.
+    fn intern(&mut self, name: &[u16]) -> u32 {
+        if let Some(&index) = self.resources.get(name) {
+            return index;
         }
-        let key: Rc<[u16]> = Rc::from(name);
-        self.resources.insert(key.clone(), Resource::default());
-        key
-    }
-
-    fn resource(&mut self, name: &[u16]) -> &mut Resource {
+        let resource = Resource::new(Rc::from(name));
+        let index = match self.free.pop() {
+            Some(index) => {
+                self.slots[index as usize] = resource;
+                index
+            }
+            None => {
+                self.slots.push(resource);
+                (self.slots.len() - 1) as u32
+            }
+        };
         self.resources
-            .get_mut(name)
-            .expect("a live request's name has a resource")
+            .insert(self.slots[index as usize].name.clone(), index);
+        index
     }
 
-    /// The entries of an order list, from `head`.
-    fn walk(&self, head: Option<RequestId>) -> Vec<LockInfo<'_>> {
+    /// The name's resource, if it has one.
+    fn find(&self, name: &[u16]) -> Option<&Resource> {
+        let index = *self.resources.get(name)?;
+        Some(&self.slots[index as usize])
+    }
+
+    /// §4.1 step 3.5.1's "grantable" for a request not yet queued, on every name.
+    fn grantable_now(&self, names: &[&[u16]], mode: Mode) -> bool {
+        names
+            .iter()
+            .all(|name| self.find(name).is_none_or(|r| r.grantable_now(mode)))
+    }
+
+    /// The entries of an order list, from `head`, one per name.
+    fn walk(&self, head: Link) -> Vec<LockInfo<'_>> {
         let mut infos = Vec::new();
         let mut next = head;
-        while let Some(id) = next {
-            let entry = &self.entries[&id];
-            infos.push(LockInfo {
-                name: &entry.name,
-                mode: entry.mode,
-                client: entry.client,
-                request: id,
-            });
-            next = entry.next(List::Order);
+        while let Some(node) = next {
+            let entry = &self.entries[&node.id];
+            let last = entry.members.len() - 1;
+            for (slot, member) in entry.members.iter().enumerate() {
+                infos.push(LockInfo {
+                    name: &self.slots[member.resource as usize].name,
+                    mode: entry.mode,
+                    client: entry.client,
+                    request: node.id,
+                    more: slot < last,
+                });
+            }
+            next = entry.next(List::Order, 0);
         }
         infos
     }
 
-    /// Takes a live request off its name's list and the manager-wide list (not its
-    /// client's) and drops its entry.
-    fn unlink_from_name_and_order(&mut self, id: RequestId) -> Entry {
-        let (held, name) = {
-            let entry = &self.entries[&id];
-            (entry.held, entry.name.clone())
-        };
-        let resource = self
-            .resources
-            .get_mut(&name)
-            .expect("a live request's name has a resource");
-        let (of_name, order) = if held {
-            (&mut resource.held, &mut self.held)
+    /// Notes, once per sweep, the names of a request just taken off its lists.
+    fn mark_affected(&mut self, entry: &Entry, affected: &mut Vec<u32>) {
+        for member in entry.members.iter() {
+            let resource = &mut self.slots[member.resource as usize];
+            if resource.swept != self.sweeps {
+                resource.swept = self.sweeps;
+                affected.push(member.resource);
+            }
+        }
+    }
+
+    /// Takes a live request off its names' lists and the manager-wide list (not its
+    /// client's), updates the holder counts, and drops its entry.
+    fn unlink_from_names_and_order(&mut self, id: RequestId) -> Entry {
+        let entry = &self.entries[&id];
+        let (held, mode, names) = (entry.held, entry.mode, entry.members.len());
+        for slot in 0..names {
+            let node = Node {
+                id,
+                slot: slot as u32,
+            };
+            let index = self.entries[&id].members[slot].resource;
+            let resource = &mut self.slots[index as usize];
+            if held {
+                unlink(&mut self.entries, &mut resource.held, node, List::Name);
+                resource.remove_holder();
+            } else {
+                if resource.fence == Some(node) {
+                    resource.fence = self.entries[&id].next(List::Name, node.slot);
+                }
+                if mode == Mode::Exclusive {
+                    resource.queued_exclusive -= 1;
+                }
+                unlink(&mut self.entries, &mut resource.queue, node, List::Name);
+            }
+        }
+        let order = if held {
+            &mut self.held
         } else {
-            (&mut resource.queue, &mut self.pending)
+            &mut self.pending
         };
-        unlink(&mut self.entries, of_name, id, List::Name);
-        unlink(&mut self.entries, order, id, List::Order);
+        unlink(&mut self.entries, order, whole(id), List::Order);
         self.entries.remove(&id).expect("checked above")
     }
 
-    /// Takes a live request off all its lists and drops its entry (holder counts are the
-    /// caller's).
+    /// Takes a live request off all its lists and drops its entry.
     fn forget(&mut self, id: RequestId) -> Entry {
         let client = self.entries[&id].client;
         if let Some(of_client) = self.clients.get_mut(&client) {
-            unlink(&mut self.entries, of_client, id, List::Client);
+            unlink(&mut self.entries, of_client, whole(id), List::Client);
             if of_client.is_empty() {
                 self.clients.remove(&client);
             }
         }
-        self.unlink_from_name_and_order(id)
+        self.unlink_from_names_and_order(id)
     }
 
-    /// Steps 2.3–2.13 of §4.4 (or a reclaim): `id`, unlisted on its name and the order lists,
-    /// becomes a lock, appended to the held lock set.
-    fn hold(&mut self, id: RequestId, name: &[u16]) {
+    /// Steps 2.3–2.13 of §4.4 (or a reclaim): `id`, off its queues and the pending list,
+    /// becomes a lock on each of its names, appended to the held lock set.
+    fn hold(&mut self, id: RequestId) {
         let entry = self.entries.get_mut(&id).expect("a new lock has an entry");
         entry.held = true;
         let mode = entry.mode;
-        let resource = self
-            .resources
-            .get_mut(name)
-            .expect("a live request's name has a resource");
-        resource.add_holder(mode);
-        push_back(&mut self.entries, &mut resource.held, id, List::Name);
-        push_back(&mut self.entries, &mut self.held, id, List::Order);
+        for slot in 0..entry.members.len() {
+            let index = self.entries[&id].members[slot].resource;
+            let resource = &mut self.slots[index as usize];
+            resource.add_holder(mode);
+            let node = Node {
+                id,
+                slot: slot as u32,
+            };
+            push_back(&mut self.entries, &mut resource.held, node, List::Name);
+        }
+        push_back(&mut self.entries, &mut self.held, whole(id), List::Order);
     }
 
-    /// §4.4 process the lock request queue of `name`; then drop the name if nothing is
-    /// left in it, so memory returns to zero.
-    fn process(&mut self, name: &[u16]) {
-        loop {
-            let resource = self.resources.get_mut(name).expect("processed names exist");
-            // Step 2.1: stop at the first request that is not grantable (only a head can be).
-            let Some(head) = resource.queue.head else {
-                break;
-            };
-            let entry = &self.entries[&head];
-            if !resource.compatible(entry.mode) {
+    /// §4.4 step 2.1 for the requests `name` holds back, from its fence: each that is now
+    /// clear on `name` stops being held back by it; one clear on all its names is ready.
+    fn grow(&mut self, index: u32) {
+        let resource = &mut self.slots[index as usize];
+        while let Some(node) = resource.fence {
+            let head = resource.queue.head.expect("a fence is in the queue");
+            let head_mode = self.entries[&head.id].mode;
+            let entry = self.entries.get_mut(&node.id).expect("queued");
+            if !resource.admits(node, entry.mode, head_mode) {
                 break;
             }
-            let client = entry.client;
-            // Step 2.2: remove it from the queue.
-            unlink(&mut self.entries, &mut resource.queue, head, List::Name);
-            unlink(&mut self.entries, &mut self.pending, head, List::Order);
+            entry.members[node.slot as usize].clear = true;
+            entry.blocked -= 1;
+            if entry.blocked == 0 {
+                self.ready.push(node.id);
+            }
+            resource.fence = entry.next(List::Name, node.slot);
+        }
+    }
+
+    /// Recomputes from the head which queued requests `name` holds back, after a change
+    /// that may hold back requests that were clear (a steal's request put first, a
+    /// reclaimed lock).
+    fn reset(&mut self, index: u32) {
+        let resource = &mut self.slots[index as usize];
+        let old_fence = resource.fence;
+        let mut next = resource.queue.head;
+        resource.fence = next;
+        while next != old_fence {
+            let node = next.expect("the old fence is further on");
+            let entry = self.entries.get_mut(&node.id).expect("queued");
+            let member = &mut entry.members[node.slot as usize];
+            if member.clear {
+                member.clear = false;
+                entry.blocked += 1;
+            }
+            next = entry.next(List::Name, node.slot);
+        }
+        self.grow(index);
+    }
+
+    /// §4.4 steps 2.2–2.14 for every ready request, in the order they became ready.
+    fn grant_ready(&mut self) {
+        for id in core::mem::take(&mut self.ready) {
+            let entry = &self.entries[&id];
+            debug_assert_eq!(entry.blocked, 0, "only requests clear on every name");
+            let (client, mode) = (entry.client, entry.mode);
+            // Step 2.2: remove it from the queue (of each name).
+            for slot in 0..entry.members.len() {
+                let index = self.entries[&id].members[slot].resource;
+                let resource = &mut self.slots[index as usize];
+                if mode == Mode::Exclusive {
+                    resource.queued_exclusive -= 1;
+                }
+                let node = Node {
+                    id,
+                    slot: slot as u32,
+                };
+                unlink(&mut self.entries, &mut resource.queue, node, List::Name);
+            }
+            unlink(&mut self.entries, &mut self.pending, whole(id), List::Order);
             // Steps 2.3–2.13: a new lock, appended to the held lock set.
-            self.hold(head, name);
+            self.hold(id);
             // Step 2.14: the driver runs the callback in the requesting context.
             self.actions.push_back(Action::Granted {
                 client,
-                request: head,
+                request: id,
             });
         }
-        if self.resources.get(name).is_some_and(Resource::is_empty) {
-            self.resources.remove(name);
+    }
+
+    /// §4.4 process the lock request queues of `names`, in order; then drop each name with
+    /// nothing left in it, so memory returns to zero.
+    fn process(&mut self, names: impl Iterator<Item = u32> + Clone) {
+        for index in names.clone() {
+            self.grow(index);
+        }
+        self.grant_ready();
+        for index in names {
+            let resource = &mut self.slots[index as usize];
+            if resource.is_empty() && !resource.name.is_empty() {
+                self.resources.remove(&resource.name);
+                *resource = Resource::default();
+                self.free.push(index);
+            }
         }
     }
 }

@@ -86,6 +86,8 @@ pub enum RequestError {
     DuplicateId,
     /// [`crate::core::LockManager::reclaim`]: the lock conflicts with a current holder.
     Conflict,
+    /// A scope's names are empty, or not sorted and distinct.
+    InvalidScope,
 }
 
 impl RequestError {
@@ -94,6 +96,7 @@ impl RequestError {
         match self {
             RequestError::DuplicateId => "request id already in use",
             RequestError::Conflict => "the lock is held by another client",
+            RequestError::InvalidScope => "a scope's names must be sorted, distinct, not empty",
         }
     }
 }
@@ -106,6 +109,8 @@ pub struct LockInfo<'a> {
     pub mode: Mode,
     pub client: ClientId,
     pub request: RequestId,
+    /// The next entry of the same list is this request's too (its next name: a scope).
+    pub more: bool,
 }
 
 /// §4.5: `held` in grant order, `pending` in request order, both across names.

@@ -177,8 +177,8 @@ impl Service {
             }
             (None, message) => self.handle_malformed(port, message.id(), "hello must come first"),
             (Some(client), ClientMessage::Watch { db }) => self.confirm(client, db),
-            (Some(client), ClientMessage::Reclaim { id, name, mode }) => {
-                self.reclaim(client, id, &name, mode)
+            (Some(client), ClientMessage::Reclaim { id, names, mode }) => {
+                self.reclaim(client, id, &names, mode)
             }
             (Some(client), ClientMessage::Goodbye) => self.disconnect(client, true),
             (Some(client), message) => {
@@ -261,7 +261,8 @@ impl Service {
                     }
                 };
                 codes.push(info.name.len() as u32);
-                codes.push((at as u32) << 1 | u32::from(info.mode == Mode::Shared));
+                let more = u32::from(info.more) << 1;
+                codes.push((at as u32) << 2 | more | u32::from(info.mode == Mode::Shared));
             }
             codes
         };
@@ -374,17 +375,21 @@ impl Service {
         match message {
             ClientMessage::Request {
                 id,
-                name,
+                names,
                 mode,
                 if_available,
                 steal,
             } => {
-                let flavor = match protocol::flavor(&name, mode, if_available, steal) {
+                let flavor = match protocol::flavor(&names, mode, if_available, steal) {
                     Ok(flavor) => flavor,
                     Err(message) => return self.refuse(client, id, message),
                 };
                 let request = global(client, id);
-                match self.core.request(client, request, &name, mode, flavor) {
+                let names: Vec<&[u16]> = names.iter().map(Vec::as_slice).collect();
+                match self
+                    .core
+                    .request_scope(client, request, &names, mode, flavor)
+                {
                     Ok(()) => {}
                     // Re-sent after a reconnection: still waiting, or granted with the grant
                     // lost on the old port.
@@ -421,9 +426,10 @@ impl Service {
 
     /// After a restart: a lock `client` held before it. Taken at once (it is the state being
     /// rebuilt); a conflict with another survivor's claim loses it, as to a steal.
-    fn reclaim(&mut self, client: ClientId, id: u32, name: &[u16], mode: Mode) {
+    fn reclaim(&mut self, client: ClientId, id: u32, names: &[Vec<u16>], mode: Mode) {
         let request = global(client, id);
-        match self.core.reclaim(client, request, name, mode) {
+        let names: Vec<&[u16]> = names.iter().map(Vec::as_slice).collect();
+        match self.core.reclaim(client, request, &names, mode) {
             Ok(()) => {}
             // Still held: this worker never lost it (the port was taken over).
             Err(RequestError::DuplicateId)

@@ -63,7 +63,8 @@ pub(crate) fn decode(data: &JsValue) -> Result<Decoded, Refused> {
             .map_err(malformed)?
             .unwrap_or(false))
     };
-    let name = || decode_name(&fields.get("name")).ok_or((id, "name must be a string"));
+    let names =
+        || decode_names(&fields).ok_or((id, "name must be a string, names an array of strings"));
     let mode = || match fields.get("mode").as_string().as_deref() {
         Some("exclusive") => Ok(Mode::Exclusive),
         Some("shared") => Ok(Mode::Shared),
@@ -77,14 +78,14 @@ pub(crate) fn decode(data: &JsValue) -> Result<Decoded, Refused> {
         Some("watch") => ClientMessage::Watch { db: text("db")? },
         Some("request") => ClientMessage::Request {
             id: need_id()?,
-            name: name()?,
+            names: names()?,
             mode: mode()?,
             if_available: flag("ifAvailable")?,
             steal: flag("steal")?,
         },
         Some("reclaim") => ClientMessage::Reclaim {
             id: need_id()?,
-            name: name()?,
+            names: names()?,
             mode: mode()?,
         },
         Some("release") => ClientMessage::Release { id: need_id()? },
@@ -95,6 +96,17 @@ pub(crate) fn decode(data: &JsValue) -> Result<Decoded, Refused> {
         _ => return Err((id, "unknown message type")),
     };
     Ok(Decoded::Message(message))
+}
+
+/// `name` (one string) or `names` (a scope: an array of strings; the core checks their
+/// order).
+fn decode_names(fields: &Fields<'_>) -> Option<Vec<Vec<u16>>> {
+    let name = fields.get("name");
+    if !name.is_undefined() {
+        return Some(alloc::vec![decode_name(&name)?]);
+    }
+    let names = fields.get("names").dyn_into::<Array>().ok()?;
+    names.iter().map(|name| decode_name(&name)).collect()
 }
 
 /// A DOMString's code units. Converting a JS string to UTF-8 replaces lone surrogates with

@@ -14,6 +14,7 @@ use web_sys::{MessageChannel, MessageEvent, MessagePort};
 
 use super::driver::{with, Driver};
 use super::listener::Listener;
+use crate::protocol::VERSION;
 
 wasm_bindgen_test_configure!(run_in_shared_worker);
 
@@ -70,7 +71,7 @@ impl Context {
 
     fn send(&self, fields: &[(&str, JsValue)]) {
         let message = Object::new();
-        Reflect::set(&message, &"v".into(), &2.into()).unwrap();
+        Reflect::set(&message, &"v".into(), &VERSION.into()).unwrap();
         for (key, value) in fields {
             Reflect::set(&message, &(*key).into(), value).unwrap();
         }
@@ -110,7 +111,7 @@ impl Context {
         let id = get(&message, "id").as_f64().map(|id| id as u32);
         assert_eq!(
             get(&message, "v").as_f64(),
-            Some(2.0),
+            Some(f64::from(VERSION)),
             "replies carry the version"
         );
         (kind, id)
@@ -159,13 +160,21 @@ fn snapshot_rows(reply: &JsValue) -> (Vec<Row>, Vec<Row>) {
                 } else {
                     "exclusive"
                 };
-                let client = clients.get(pair[1] >> 1).as_string().unwrap();
+                let client = clients.get(pair[1] >> 2).as_string().unwrap();
                 (name, mode, client)
             })
             .collect()
     };
     let held = rows("held");
     (held, rows("pending"))
+}
+
+fn strings(names: &[&str]) -> JsValue {
+    names
+        .iter()
+        .map(|name| JsValue::from(*name))
+        .collect::<js_sys::Array>()
+        .into()
 }
 
 fn get(object: &JsValue, key: &str) -> JsValue {
@@ -238,6 +247,39 @@ async fn if_available_steal_and_abort() {
 }
 
 #[wasm_bindgen_test]
+async fn scopes_are_granted_on_all_their_names_at_once() {
+    let driver = new_driver();
+    let a = Context::hello(&driver, "a").await;
+    let b = Context::hello(&driver, "b").await;
+    a.request(1, "y", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    b.send(&[
+        ("type", "request".into()),
+        ("id", 1.into()),
+        ("names", strings(&["x", "y"])),
+        ("mode", "exclusive".into()),
+    ]);
+    let pending = vec!["x exclusive b".into(), "y exclusive b".into()];
+    assert_eq!(b.query(2).await, (vec!["y exclusive a".into()], pending));
+    // The snapshot marks a scope's entries: all but its last say "more".
+    b.send(&[("type", "query".into()), ("id", 3.into())]);
+    let codes = js_sys::Uint32Array::from(get(&b.recv().await, "pending")).to_vec();
+    assert_eq!(
+        codes
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|c| c & 2)
+            .collect::<Vec<_>>(),
+        [2, 0]
+    );
+    a.send(&[("type", "release".into()), ("id", 1.into())]);
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
+    let held = vec!["x exclusive b".into(), "y exclusive b".into()];
+    assert_eq!(a.query(2).await, (held, vec![]));
+}
+
+#[wasm_bindgen_test]
 async fn goodbye_releases_held_locks_and_drops_requests() {
     let driver = new_driver();
     let a = Context::hello(&driver, "a").await;
@@ -294,6 +336,43 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
             ("type", "request".into()),
             ("id", 9.into()),
             ("name", "-reserved".into()),
+            ("mode", "shared".into()),
+        ],
+        // Scopes: an array of strings, sorted, distinct, not empty, none reserved.
+        vec![
+            ("type", "request".into()),
+            ("id", 20.into()),
+            ("names", "n".into()),
+            ("mode", "shared".into()),
+        ],
+        vec![
+            ("type", "request".into()),
+            ("id", 21.into()),
+            ("names", strings(&["b", "a"])),
+            ("mode", "shared".into()),
+        ],
+        vec![
+            ("type", "request".into()),
+            ("id", 22.into()),
+            ("names", strings(&["a", "a"])),
+            ("mode", "shared".into()),
+        ],
+        vec![
+            ("type", "request".into()),
+            ("id", 23.into()),
+            ("names", strings(&[])),
+            ("mode", "shared".into()),
+        ],
+        vec![
+            ("type", "request".into()),
+            ("id", 24.into()),
+            ("names", js_sys::Array::of2(&"a".into(), &3.into()).into()),
+            ("mode", "shared".into()),
+        ],
+        vec![
+            ("type", "request".into()),
+            ("id", 25.into()),
+            ("names", strings(&["a", "-b"])),
             ("mode", "shared".into()),
         ],
         vec![
