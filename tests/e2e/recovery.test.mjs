@@ -67,6 +67,39 @@ describe(`${where}polyfill: recovery`, () => {
     }
   });
 
+  it('scopes survive a worker restart: a held scope is reclaimed whole, a waiting one re-sent', { skip: needsCdp }, async () => {
+    const [starter, b, c] = await fresh(3);
+    await query(starter); // starter starts the lock worker
+    const holdAll = (page, key, names) => page.evaluate(([k, n]) => T.holdAll(k, n), [key, names]);
+    const scopes = (page) =>
+      page.evaluate(async () => {
+        const { queryScopes } = await import('/dist/index.js');
+        const { held, pending } = await queryScopes();
+        const row = (s) => `${s.names.join('+')}:${s.mode}`;
+        return { held: held.map(row), pending: pending.map(row) };
+      });
+    await holdAll(b, 'b', ['sy', 'sx']);
+    await until(b, 'granted:b:sx,sy:exclusive');
+    await holdAll(c, 'c', ['sx', 'sw']); // waits for b
+    await query(c);
+    const before = await scopes(c);
+    assert.deepEqual(before, { held: ['sx+sy:exclusive'], pending: ['sw+sx:exclusive'] });
+    (await sessions.current.context.newCDPSession(starter)).send('Page.crash').catch(() => {});
+    let rebuilt;
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      rebuilt = await scopes(b).catch(() => null);
+      if (rebuilt && rebuilt.held.length === 1 && rebuilt.pending.length === 1) break;
+    }
+    assert.deepEqual(rebuilt, before);
+    assert.ok(!(await c.evaluate(() => T.log)).some((e) => e.startsWith('granted:c')), 'c never holds sx with b');
+    await b.evaluate(() => T.release('b'));
+    await until(c, 'granted:c:sw,sx:exclusive');
+    for (const page of [b, c]) {
+      assert.ok(!(await page.evaluate(() => T.log)).some((e) => e.includes('AbortError')));
+    }
+  });
+
   it('bfcache: a page entering the cache releases its locks, learns it, and works when restored', async () => {
     const cached = await launch({ bfcache: true });
     try {
