@@ -8,6 +8,7 @@ import { checkRequest, connectionOf, readArguments, scopeRuns, sendRequest } fro
 import { toDOMString, toLockOptions } from './webidl.js';
 
 const defaultManager = () => globalThis.navigator && navigator.locks;
+const timeoutError = (ms) => domException('TimeoutError', `Not granted within ${ms} ms.`);
 
 // sequence<DOMString>: an iterable object (spreading throws the TypeError for any other
 // object), each item converted with ToString. The scope is the set of them, sorted by UTF-16
@@ -48,9 +49,17 @@ export function requestAll(names, options) {
     }
     checkRequest(scope, opts);
     const lock = Object.freeze({ names: scope, mode: opts.mode });
+    // `timeout: 0` tries once: granted if grantable now (as ifAvailable), else TimeoutError
+    // (answered at once: no timer, and a signal has nothing to abort).
+    const now = opts.timeout === 0;
+    if (now) {
+      opts.ifAvailable = true;
+      opts.timeout = opts.signal = undefined;
+    }
     const stop = deadline(opts);
     const run = (held) => {
       stop();
+      if (now && !held) throw timeoutError(0);
       return callback(held);
     };
     const promise = connection
@@ -63,7 +72,7 @@ export function requestAll(names, options) {
   }
 }
 
-// `timeout`: the request waits on a signal of its own, aborted with a "TimeoutError" when the
+// `timeout` (> 0): the request waits on a signal of its own, aborted with a "TimeoutError" when the
 // time is up (or with the reason of the caller's `signal`, if that aborts first), so that it
 // leaves every queue as an aborted request does. Returns what stops both (once granted, or
 // failed). A timeout of 2^31 ms (~24.8 days) or more, beyond setTimeout, never fires.
@@ -77,7 +86,7 @@ function deadline(options) {
     controller.abort(reason);
   };
   const follow = () => abort(abortReason(signal));
-  const timer = timeout < 2 ** 31 && setTimeout(() => abort(domException('TimeoutError', `Not granted within ${timeout} ms.`)), timeout);
+  const timer = timeout < 2 ** 31 && setTimeout(() => abort(timeoutError(timeout)), timeout);
   const stop = () => {
     clearTimeout(timer);
     if (signal) signal.removeEventListener('abort', follow);

@@ -199,6 +199,24 @@ for (const impl of IMPLS) {
       assert.ok(!(await log(b)).some((e) => e.startsWith('granted')), 'the timed-out scope is never granted');
     });
 
+    it('requestAll with timeout 0 tries once: granted if free now, else TimeoutError and no pending entry', async () => {
+      const [a, b] = await fresh(2);
+      await hold(a, 'a', 't0y');
+      await until(a, 'granted:a:t0y:exclusive');
+      const outcome = await b.evaluate(async () => {
+        const { requestAll } = await import('/dist/index.js');
+        const settle = (p) => p.then((v) => `resolved:${v}`, (e) => `rejected:${e instanceof DOMException}:${e.name}`);
+        const options = { timeout: 0, manager: navigator.locks, signal: new AbortController().signal };
+        return [
+          await settle(requestAll(['t0x'], options, (s) => s.names.join())),
+          await settle(requestAll(['t0x', 't0y'], options, () => 'granted')),
+          (await navigator.locks.query()).pending.length,
+        ];
+      });
+      assert.deepEqual(outcome, ['resolved:t0x', 'rejected:true:TimeoutError', 0]);
+      await release(a, 'a');
+    });
+
     it('requestAll with timeout: granted in time → held past the timeout, resolved with the callback', async () => {
       const [a, b] = await fresh(2);
       await hold(a, 'a', 'tg');
@@ -211,6 +229,25 @@ for (const impl of IMPLS) {
       assert.ok(!(await log(b)).some((e) => e.startsWith('rejected')));
       await release(b, 'b');
       await until(b, 'resolved:b:done-b');
+    });
+
+    it('requestAll with a timeout beyond setTimeout (2^31 ms or more) does not fire', async () => {
+      const [a] = await fresh(1);
+      const outcome = await a.evaluate(async () => {
+        const { requestAll } = await import('/dist/index.js');
+        let release;
+        const holder = navigator.locks.request('tbig', () => new Promise((r) => (release = r)));
+        const log = [];
+        const waiting = requestAll(['tbig'], { timeout: 2 ** 40, manager: navigator.locks }, () => log.push('granted'));
+        waiting.catch((e) => log.push(e.name));
+        await new Promise((r) => setTimeout(r, 300));
+        log.push('released');
+        release();
+        await holder;
+        await waiting;
+        return log;
+      });
+      assert.deepEqual(outcome, ['released', 'granted']);
     });
 
     it('requestAll with timeout and signal: the signal aborting first rejects with its reason', async () => {
