@@ -428,6 +428,28 @@ describe(`${where}polyfill: requestAll, atomic`, () => {
     assert.deepEqual(await query(a), { held: [], pending: [] });
   });
 
+  it('the classic script: WebLocksPolyfill.requestAll and queryScopes in a dedicated worker, atomic with the page', async () => {
+    const [a] = await fresh(1);
+    await a.evaluate(() => T.spawn('w'));
+    await until(a, 'worker-ready');
+    await hold(a, 'a', 'wy');
+    await until(a, 'granted:a:wy:exclusive');
+    const tell = (key, code) => a.evaluate(([key, code]) => T.tell('w', { cmd: 'eval', key, code }), [key, code]);
+    await tell('scope', "WebLocksPolyfill.requestAll(['wy', 'wx'], (s) => s.names.join())");
+    let state;
+    for (let i = 0; i < 100; i++) {
+      state = await query(a);
+      if (state.pending.length === 2) break;
+      await sleep(20);
+    }
+    assert.deepEqual(state.pending.map((r) => r[0]), ['wx', 'wy']);
+    assert.deepEqual(state.held.map((r) => r[0]), ['wy']);
+    await tell('scopes', 'WebLocksPolyfill.queryScopes().then((s) => s.pending.map((p) => p.names.join()))');
+    await until(a, 'worker-eval:scopes:["wx,wy"]');
+    await release(a, 'a');
+    await until(a, 'worker-eval:scope:"wx,wy"');
+  });
+
   it('a scope on a lock manager of createLockManager() is atomic too, and excludes navigator.locks', async () => {
     const [a] = await fresh(1);
     const result = await a.evaluate(async () => {
