@@ -3,9 +3,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-wasm-pack build --quiet --release --target no-modules --no-pack --no-typescript --out-dir pkg --out-name web_locks
+
+# The shipped module is built by Debian's rustc-web with core and alloc rebuilt from its
+# rust-web-src (-Zbuild-std) with immediate-abort panics: a panic is a bare `unreachable`, so
+# no panic message and no `core::fmt` is linked (the precompiled core's panic paths format).
+# RUSTC_BOOTSTRAP unlocks the unstable flags on that stable compiler; scripts/setup.sh
+# installs it and the wasm-ld of its LLVM. `-Zlocation-detail=none`: no source paths for
+# `#[track_caller]` locations nobody prints.
+rustc=/usr/bin/rustc
+llvm=$("$rustc" -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+RUSTC_BOOTSTRAP=1 RUSTC=$rustc CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="wasm-ld-$llvm" \
+  RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none" \
+  /usr/bin/cargo build --quiet --release --target wasm32-unknown-unknown -Zbuild-std=core,alloc
+wasm-bindgen --target no-modules --no-typescript --out-dir pkg --out-name web_locks \
+  target/wasm32-unknown-unknown/release/web_locks.wasm
 # The post-MVP features current rustc emits; the README's browser floor supports all of them.
+# Import, module and export names are minified too: the map goes to pkg/names.json, for the
+# glue (scripts/bundle.mjs). The producers and target-features sections only describe the build.
 node_modules/.bin/wasm-opt -Oz --enable-sign-ext --enable-mutable-globals --enable-bulk-memory \
   --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
-  pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm
+  --strip-producers --strip-target-features --minify-imports-and-exports-and-modules \
+  pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm >pkg/names.json
 node scripts/bundle.mjs

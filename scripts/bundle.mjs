@@ -9,8 +9,34 @@ const common = { bundle: true, minify: true, target: TARGETS, legalComments: 'no
 await rm('dist', { recursive: true, force: true });
 await mkdir('dist');
 
+// wasm-bindgen's classic glue, with the wasm's import and export names as wasm-opt minified
+// them (scripts/build.sh: pkg/names.json maps each old name to its new one). The old names
+// carry 16-digit hashes that no compressor shrinks; each occurs in both the wasm and the glue.
+// The import module's name is minified too (the map omits it: it is read from the wasm).
+// Every import must be found (the glue provides it); an export the glue never calls is fine.
+function minifiedNames(glue, { imports, exports }, wasm) {
+  const only = (names) => {
+    if (names.size !== 1) throw new Error(`bundle: expected one wasm import module, found ${[...names]}`);
+    return [...names][0];
+  };
+  const rename = (from, to, required) => {
+    const uses = new RegExp(`(?<![\\w$.])${from.replace(/[.$]/g, '\\$&')}(?![\\w$])`, 'g');
+    if (required && !uses.test(glue)) throw new Error(`bundle: the glue does not provide ${from}`);
+    glue = glue.replace(uses, to);
+  };
+  const module = only(new Set(WebAssembly.Module.imports(new WebAssembly.Module(wasm)).map((i) => i.module)));
+  rename(JSON.stringify(only(new Set(imports.map(([from]) => from)))), JSON.stringify(module), true);
+  for (const [, from, to] of imports) rename(from, to, true);
+  for (const [from, to] of exports) rename(`wasm.${from}`, `wasm.${to}`, false);
+  return glue;
+}
+const glue = minifiedNames(
+  await readFile('pkg/web_locks.js', 'utf8'),
+  JSON.parse(await readFile('pkg/names.json', 'utf8')),
+  await readFile('pkg/web_locks_bg.wasm'),
+);
+
 // The worker: wasm-bindgen's classic glue + our entry, one classic script.
-const glue = await readFile('pkg/web_locks.js', 'utf8');
 const entry = await readFile('js/worker-entry.js', 'utf8');
 const worker = await transform(glue + '\n' + entry, { minify: true, target: TARGETS, legalComments: 'none' });
 await writeFile('dist/web-locks-worker.js', worker.code);

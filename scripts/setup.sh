@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One idempotent setup for a fresh machine: wasm32 target, wasm-bindgen-cli matching Cargo.lock,
-# wasm-pack, Chromium + chromedriver and Firefox ESR (when not present), npm packages.
+# One idempotent setup for a fresh machine: wasm32 target, Debian's rustc-web for the shipped
+# module, wasm-bindgen-cli matching Cargo.lock, wasm-pack, Chromium + chromedriver and Firefox
+# ESR (when not present), npm packages.
 # Every step is skipped when what it installs is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +41,14 @@ else
   debian_has_wasm
 fi
 
-# 2. wasm-bindgen-cli at exactly the version in Cargo.lock, and wasm-pack.
+# 2. The compiler of the shipped module (scripts/build.sh): Debian's rustc-web with its library
+# source, to rebuild core and alloc with immediate-abort panics, and the wasm-ld of its LLVM.
+apt_install rustc-web cargo-web rust-web-src
+llvm=$(/usr/bin/rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+apt_install "lld-$llvm"
+log "shipped module: $(/usr/bin/rustc -V), wasm-ld-$llvm"
+
+# 3. wasm-bindgen-cli at exactly the version in Cargo.lock, and wasm-pack.
 want=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print}' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" = "$want" ]; then log "wasm-bindgen-cli $want present"
@@ -48,14 +56,14 @@ else log "installing wasm-bindgen-cli $want"; cargo install -q wasm-bindgen-cli 
 if command -v wasm-pack >/dev/null; then log "wasm-pack present"
 else log "installing wasm-pack"; cargo install -q wasm-pack --locked; fi
 
-# 3. Browsers for the tests (Debian's; never a downloaded one): Chromium and its driver, and
+# 4. Browsers for the tests (Debian's; never a downloaded one): Chromium and its driver, and
 # Firefox ESR for the second browser's end-to-end run (driven over WebDriver BiDi).
 if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then log "chromium present"
 else log "installing chromium"; apt_install chromium chromium-driver; fi
 if command -v firefox-esr >/dev/null; then log "firefox-esr present"
 else log "installing firefox-esr"; apt_install firefox-esr; fi
 
-# 4. npm packages (playwright-core, esbuild, ...), exactly as locked.
+# 5. npm packages (playwright-core, esbuild, ...), exactly as locked.
 if [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then log "npm packages present"
 else
   log "installing npm packages"

@@ -20,12 +20,19 @@ mod prelude {
     pub use alloc::vec::Vec;
 }
 
-/// Hash maps and sets with FxHash: one implementation (hashbrown) on every target.
+/// Hash maps with FxHash: one implementation (hashbrown) on every target, for the core's
+/// tables, which must stay O(1) however many names and clients there are.
 pub(crate) type FxHashMap<K, V> = hashbrown::HashMap<K, V, rustc_hash::FxBuildHasher>;
-pub(crate) type FxHashSet<K> = hashbrown::HashSet<K, rustc_hash::FxBuildHasher>;
 
 pub mod core;
+/// The shipped module's allocator (natively only for its tests).
+#[cfg(any(
+    all(target_arch = "wasm32", feature = "no-std-module"),
+    all(test, not(target_arch = "wasm32"))
+))]
+mod heap;
 pub mod protocol;
 pub mod service;
+mod table;
 #[cfg(target_arch = "wasm32")]
 mod worker;

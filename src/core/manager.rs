@@ -6,11 +6,14 @@ use crate::prelude::*;
 use alloc::collections::VecDeque;
 use alloc::rc::Rc;
 
+use crate::table::Table;
 use crate::FxHashMap;
 
 use super::id_hash::IdMap;
 
-use super::resource::{push_back, push_front, unlink, Ends, Entry, Link, List, Node, Resource};
+use super::resource::{
+    push_back, push_front, unlink, Ends, Entry, Link, List, Member, Node, Resource,
+};
 use super::types::{
     AbortOutcome, Action, ClientId, Flavor, LockInfo, Mode, ReleaseOutcome, RequestError,
     RequestId, RequestState, Snapshot, Stats,
@@ -38,8 +41,8 @@ pub struct LockManager {
     free: Vec<u32>,
     /// Every pending or held request by id, with its links (see `resource.rs`).
     entries: IdMap<Entry>,
-    /// Each client's live requests in request order, for §2.6.
-    clients: FxHashMap<ClientId, Ends>,
+    /// Each client's live requests in request order, for §2.6 (contexts are few: a table).
+    clients: Table<ClientId, Ends>,
     /// Every pending request in request order, and the held lock set in grant order.
     pending: Ends,
     held: Ends,
@@ -86,12 +89,7 @@ impl LockManager {
         mode: Mode,
         flavor: Flavor,
     ) -> Result<(), RequestError> {
-        if self.entries.contains_key(&id) {
-            return Err(RequestError::DuplicateId);
-        }
-        if names.is_empty() || names.windows(2).any(|pair| pair[0] >= pair[1]) {
-            return Err(RequestError::InvalidScope);
-        }
+        self.check(id, names)?;
         let mut affected = Vec::new();
         match flavor {
             // Step 3.5.1: ifAvailable and not grantable: callback gets null, nothing queued.
@@ -119,12 +117,8 @@ impl LockManager {
                 }
             }
         }
-        // Steps 3.1–3.3: get the lock request queue of each name.
-        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
-        self.entries.insert(id, entry);
+        self.insert(client, id, names, mode);
         push_back(&mut self.entries, &mut self.pending, whole(id), List::Order);
-        let of_client = self.clients.entry(client).or_default();
-        push_back(&mut self.entries, of_client, whole(id), List::Client);
         for slot in 0..names.len() {
             let index = self.entries[&id].members[slot].resource;
             let node = Node {
@@ -218,12 +212,7 @@ impl LockManager {
         names: &[&[u16]],
         mode: Mode,
     ) -> Result<(), RequestError> {
-        if self.entries.contains_key(&id) {
-            return Err(RequestError::DuplicateId);
-        }
-        if names.is_empty() || names.windows(2).any(|pair| pair[0] >= pair[1]) {
-            return Err(RequestError::InvalidScope);
-        }
+        self.check(id, names)?;
         let compatible = |name: &&[u16]| {
             self.find(name)
                 .is_none_or(|resource| resource.compatible(mode))
@@ -231,10 +220,7 @@ impl LockManager {
         if !names.iter().all(compatible) {
             return Err(RequestError::Conflict);
         }
-        let entry = Entry::new(client, names.iter().map(|name| self.intern(name)), mode);
-        self.entries.insert(id, entry);
-        let of_client = self.clients.entry(client).or_default();
-        push_back(&mut self.entries, of_client, whole(id), List::Client);
+        self.insert(client, id, names, mode);
         self.hold(id);
         // The new holder may hold back queued requests that were clear.
         for slot in 0..names.len() {
@@ -288,6 +274,29 @@ impl LockManager {
     }
 
     // ----- Internals -----------------------------------------------------------------------
+
+    /// The input checks of `request_scope` and `reclaim`.
+    fn check(&self, id: RequestId, names: &[&[u16]]) -> Result<(), RequestError> {
+        if self.entries.contains_key(&id) {
+            return Err(RequestError::DuplicateId);
+        }
+        if names.is_empty() || names.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Err(RequestError::InvalidScope);
+        }
+        Ok(())
+    }
+
+    /// A new live request of `client` (steps 3.1–3.3: the lock request queue of each name),
+    /// on its client's list, on no other list yet.
+    fn insert(&mut self, client: ClientId, id: RequestId, names: &[&[u16]], mode: Mode) {
+        let mut members = Vec::with_capacity(names.len());
+        for name in names {
+            members.push(Member::new(self.intern(name)));
+        }
+        self.entries.insert(id, Entry::new(client, members, mode));
+        let of_client = self.clients.get_or_default(client);
+        push_back(&mut self.entries, of_client, whole(id), List::Client);
+    }
 
     /// §2.5 get the lock request queue: the name's resource, created if missing.
     fn intern(&mut self, name: &[u16]) -> u32 {

@@ -10,6 +10,7 @@
 //! Every operation is O(1) given the request's entry; links are [`Node`]s (a request id and,
 //! on a name's list, which of its names), resolved in the manager's id map.
 
+use crate::prelude::*;
 use alloc::boxed::Box;
 use alloc::rc::Rc;
 
@@ -68,6 +69,16 @@ pub(crate) struct Member {
     pub(crate) clear: bool,
 }
 
+impl Member {
+    pub(crate) fn new(resource: u32) -> Member {
+        Member {
+            resource,
+            links: Links::default(),
+            clear: false,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Entry {
     pub(crate) client: ClientId,
@@ -82,20 +93,13 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    pub(crate) fn new(client: ClientId, resources: impl Iterator<Item = u32>, mode: Mode) -> Entry {
-        let members: Box<[Member]> = resources
-            .map(|resource| Member {
-                resource,
-                links: Links::default(),
-                clear: false,
-            })
-            .collect();
+    pub(crate) fn new(client: ClientId, members: Vec<Member>, mode: Mode) -> Entry {
         Entry {
             client,
             mode,
             held: false,
             blocked: members.len(),
-            members,
+            members: members.into_boxed_slice(),
             order: Links::default(),
             of_client: Links::default(),
         }

@@ -32,7 +32,7 @@ mod recovery;
 use alloc::collections::VecDeque;
 use alloc::rc::Rc;
 
-use crate::{FxHashMap, FxHashSet};
+use crate::table::Table;
 
 use crate::core::{
     AbortOutcome, Action, ClientId, LockManager, Mode, RequestError, RequestId, RequestState,
@@ -98,7 +98,7 @@ enum Recovery {
     /// The survey of existing databases has not answered yet.
     Surveying,
     /// Databases of surviving contexts that have neither re-declared nor died yet.
-    Awaiting(FxHashSet<Rc<str>>),
+    Awaiting(Table<Rc<str>, ()>),
     Done,
 }
 
@@ -108,10 +108,10 @@ pub struct Service {
     /// The database clients watch to notice this worker's death, once open ("" if none).
     lifeline: Option<Rc<str>>,
     /// Connected ports and the client each speaks for (after its `hello`).
-    ports: FxHashMap<PortId, Option<ClientId>>,
-    clients: FxHashMap<ClientId, Client>,
-    by_client_id: FxHashMap<Rc<str>, ClientId>,
-    watches: FxHashMap<Rc<str>, liveness::Watched>,
+    ports: Table<PortId, Option<ClientId>>,
+    clients: Table<ClientId, Client>,
+    by_client_id: Table<Rc<str>, ClientId>,
+    watches: Table<Rc<str>, liveness::Watched>,
     recovery: Recovery,
     /// Inputs waiting to be served, in arrival order (see the module docs).
     deferred: VecDeque<(ClientId, ClientMessage)>,
@@ -136,10 +136,10 @@ impl Service {
             core: LockManager::new(),
             epoch: epoch.into(),
             lifeline: None,
-            ports: FxHashMap::default(),
-            clients: FxHashMap::default(),
-            by_client_id: FxHashMap::default(),
-            watches: FxHashMap::default(),
+            ports: Table::new(),
+            clients: Table::new(),
+            by_client_id: Table::new(),
+            watches: Table::new(),
             recovery: Recovery::Surveying,
             deferred: VecDeque::new(),
             next_client: 0,

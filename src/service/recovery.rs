@@ -17,7 +17,7 @@
 use crate::prelude::*;
 use alloc::rc::Rc;
 
-use crate::FxHashSet;
+use crate::table::Table;
 
 use super::{Output, Recovery, Service, Timer};
 
@@ -32,7 +32,7 @@ impl Service {
         if !matches!(self.recovery, Recovery::Surveying) {
             return;
         }
-        let mut awaited = FxHashSet::default();
+        let mut awaited = Table::new();
         for db in databases {
             let db: Rc<str> = db.into();
             if self.watched_by_confirmed(&db) {
@@ -41,7 +41,7 @@ impl Service {
             if !self.watches.contains_key(&db) {
                 self.watch(db.clone(), None);
             }
-            awaited.insert(db);
+            awaited.insert(db, ());
         }
         if awaited.is_empty() {
             self.recovery = Recovery::Done;

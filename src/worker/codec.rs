@@ -114,7 +114,8 @@ fn decode_names(fields: &Fields<'_>) -> Option<Vec<Vec<u16>>> {
 fn decode_name(value: &JsValue) -> Option<Vec<u16>> {
     let text = value.dyn_ref::<JsString>()?;
     let utf8 = String::from(text);
-    if !utf8.contains('\u{FFFD}') {
+    // U+FFFD in UTF-8, found without `str` pattern machinery (smaller in the module).
+    if !utf8.as_bytes().windows(3).any(|w| w == [0xEF, 0xBF, 0xBD]) {
         return Some(utf8.encode_utf16().collect());
     }
     Some(text.iter().collect())

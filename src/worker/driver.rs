@@ -11,7 +11,6 @@ use alloc::rc::{Rc, Weak};
 use core::any::Any;
 use core::cell::RefCell;
 
-use crate::FxHashMap;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, MessagePort};
 
@@ -20,6 +19,7 @@ use super::death_watch::DeathWatch;
 use super::listener::Listener;
 use super::timer::Timer as JsTimer;
 use crate::service::{Output, PortId, Service, Timer};
+use crate::table::Table;
 
 struct Connected {
     port: MessagePort,
@@ -48,9 +48,9 @@ impl Outbox {
 
 pub(crate) struct Driver {
     service: Service,
-    ports: FxHashMap<PortId, Connected>,
-    watches: FxHashMap<Rc<str>, DeathWatch>,
-    timers: FxHashMap<Timer, JsTimer>,
+    ports: Table<PortId, Connected>,
+    watches: Table<Rc<str>, DeathWatch>,
+    timers: Table<Timer, JsTimer>,
     next_port: u32,
     /// Watches and timers whose own callback is running: dropped with the next outbox.
     ended: Vec<Box<dyn Any>>,
@@ -73,9 +73,9 @@ impl Driver {
         Rc::new_cyclic(|me| {
             RefCell::new(Driver {
                 service: Service::new(epoch),
-                ports: FxHashMap::default(),
-                watches: FxHashMap::default(),
-                timers: FxHashMap::default(),
+                ports: Table::new(),
+                watches: Table::new(),
+                timers: Table::new(),
                 next_port: 0,
                 ended: Vec::new(),
                 me: me.clone(),

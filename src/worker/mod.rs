@@ -46,7 +46,7 @@ static LOCAL: ForRealm<Vec<Rc<RefCell<Driver>>>> = ForRealm(RefCell::new(Vec::ne
 
 #[cfg(feature = "no-std-module")]
 #[global_allocator]
-static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+static ALLOCATOR: crate::heap::Global = crate::heap::Global::new();
 
 /// No panic is expected on any path; one that happens aborts the worker (its contexts notice
 /// through its lifeline and start a new one) without formatting a message, so no
@@ -93,8 +93,7 @@ pub fn serve(early_ports: js_sys::Array) {
         with(&ready, |d| d.service().handle_lifeline(db.as_deref()));
     });
     let survey = weak.clone();
-    wasm_bindgen_futures::spawn_local(async move {
-        let databases = survey::client_databases().await;
+    survey::client_databases(move |databases| {
         with(&survey, |d| d.service().handle_survey(databases));
     });
     with(&weak, |d| {
