@@ -10,7 +10,7 @@
 import { inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
 import { domException } from './errors.js';
 
-const VERSION = 2;
+const VERSION = 3;
 const WORKER_NAME = 'web-locks-polyfill';
 // A dedicated worker asks its parent for a link with a message carrying this key.
 export const CONNECT = '__webLocksPolyfillConnect';

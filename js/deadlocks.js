@@ -5,10 +5,23 @@
 // are FIFO and readers never barge past a queued writer). A client waiting for a name it
 // holds itself waits for itself. Every cycle is a deadlock: none of its requests can ever be
 // granted unless one is aborted, stolen, or its context goes away.
+//
+// Scopes (requestAll, README "Extensions"): a scope waits on every one of its names, as one
+// request in each name's queue — the draft's grantable rule is exactly that per-name test for
+// each of its names — so it enters the graph as one entry per name, as query() lists it.
+// A request queued behind an earlier scope on a name waits for that scope's client. A scope
+// holds none of its names while it waits, so clients that take the same names as one scope
+// each (in whatever order they list them) never wait for each other in a cycle, as nested
+// requests in opposite orders do.
 
 const conflict = (a, b) => a === 'exclusive' || b === 'exclusive';
 
-function waitForGraph({ held, pending }) {
+// Entries of query() ({ name }) or queryScopes() ({ names }), one per name.
+const perName = (list) => list.flatMap((entry) => (entry.names || [entry.name]).map((name) => ({ ...entry, name })));
+
+function waitForGraph(snapshot) {
+  const held = perName(snapshot.held);
+  const pending = perName(snapshot.pending);
   const edges = new Map(); // client -> Map(client -> names waited on)
   const add = (from, to, name) => {
     if (!edges.has(from)) edges.set(from, new Map());
@@ -72,8 +85,9 @@ function components(edges) {
   return result;
 }
 
-// The deadlocks in `snapshot` ({held, pending} from navigator.locks.query()): one entry per
-// cycle group, `clients` (clientIds) and every wait among them ({client, waitsFor, name}).
+// The deadlocks in `snapshot` ({held, pending} from navigator.locks.query(), or from
+// queryScopes()): one entry per cycle group, `clients` (clientIds) and every wait among them
+// ({client, waitsFor, name}).
 export function findDeadlocks(snapshot) {
   const edges = waitForGraph(snapshot);
   const deadlocks = [];

@@ -16,9 +16,14 @@ export function domException(name, message) {
   return new DOMExceptionCtor(message, name);
 }
 
+// Reasons of the signals this package aborts itself (js/scopes.js: `timeout`), for browsers
+// before AbortSignal.reason (Chrome < 98, Firefox < 97, Safari < 15.4), which drop it.
+export const reasons = new WeakMap();
+
 export function abortReason(signal) {
-  // Browsers before AbortSignal.reason (Chrome < 98, Firefox < 97, Safari < 15.4).
-  return signal.reason !== undefined ? signal.reason : domException('AbortError', 'The operation was aborted.');
+  return signal.reason !== undefined
+    ? signal.reason
+    : reasons.get(signal) || domException('AbortError', 'The operation was aborted.');
 }
 
 export const stolenError = () =>

@@ -1,6 +1,7 @@
 // The classic-script build: installs where missing, exposes globalThis.WebLocksPolyfill.
 import { findDeadlocks } from './deadlocks.js';
 import { makeApi } from './install.js';
+import { queryScopes, requestAll } from './scopes.js';
 
 // document.currentScript is only set while this script first runs; location.href is read
 // later, and only if a SharedWorker is constructed (never in a dedicated worker, whose
@@ -14,5 +15,5 @@ const api = makeApi({
   wasmUrl: () => new URL('./web_locks_bg.wasm', base()),
   service: () => import(new URL('./web-locks-service.js', base()).href),
 });
-globalThis.WebLocksPolyfill = { ...api, findDeadlocks };
+globalThis.WebLocksPolyfill = { ...api, findDeadlocks, requestAll, queryScopes };
 api.install();

@@ -9,3 +9,5 @@ export const { install, createLockManager, LockManager, Lock } = makeApi({
 });
 
 export { findDeadlocks } from './deadlocks.js';
+// The non-standard extension (README "Extensions"): atomic multi-name requests, timeouts.
+export { queryScopes, requestAll } from './scopes.js';

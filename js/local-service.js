@@ -26,7 +26,7 @@ async function wasmSource(url) {
   return fs.readFile(path.fileURLToPath(url));
 }
 
-// Loads the wasm from `wasmUrl` and serves protocol v2 on `port` (the service's end of the
+// Loads the wasm from `wasmUrl` and serves protocol v3 on `port` (the service's end of the
 // realm's hub channel; clients are adopted through it).
 export async function serveLocal(port, wasmUrl) {
   MessagePort = Object.getPrototypeOf(port).constructor;

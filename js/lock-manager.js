@@ -84,47 +84,61 @@ export class LockManager {
 shapeInterface(LockManager, 'LockManager', ['request', 'query']);
 
 // A `snapshot` message (src/protocol.rs) as §3.3 LockManagerSnapshot: its names are one
-// string, cut by the lengths in `held` and `pending` (name length, client index × 2 + shared).
+// string, cut by the lengths in `held` and `pending`, each followed by a code:
+// client index << 2 | more << 1 | shared, where `more` says that the next entry of the
+// list belongs to the same request (a scope: one entry per name). Which entries go
+// together is kept out of the standard objects, in `scopeRuns` (js/scopes.js reads it).
+export const scopeRuns = new WeakMap(); // snapshot -> [held, pending]: per entry, `more`
 function expandSnapshot({ names, clientIds, held, pending }) {
   let offset = 0;
+  const runs = [];
   const infos = (codes) => {
     const list = [];
+    const more = [];
     for (let i = 0; i < codes.length; i += 2) {
       const end = offset + codes[i];
+      const code = codes[i + 1];
       list.push({
         name: names.slice(offset, end),
-        mode: codes[i + 1] & 1 ? 'shared' : 'exclusive',
-        clientId: clientIds[codes[i + 1] >>> 1],
+        mode: code & 1 ? 'shared' : 'exclusive',
+        clientId: clientIds[code >>> 2],
       });
+      more.push(code & 2);
       offset = end;
     }
+    runs.push(more);
     return list;
   };
   const heldInfos = infos(held);
-  return { held: heldInfos, pending: infos(pending) };
+  const snapshot = { held: heldInfos, pending: infos(pending) };
+  scopeRuns.set(snapshot, runs);
+  return snapshot;
 }
 
 export function newLockManager(connection) {
   return new LockManager(CONSTRUCT, connection);
 }
 
-function requestLock(manager, args) {
-  const connection = managers.get(manager);
-  if (!connection) throw illegalInvocation();
-  if (args.length < 2) {
-    throw new TypeError(`Failed to execute 'request' on 'LockManager': 2 arguments required, but only ${args.length} present.`);
-  }
-  // WebIDL overload resolution by argument count, then conversions in argument order.
-  const name = toDOMString(args[0]);
-  const options = args.length === 2 ? toLockOptions(undefined) : toLockOptions(args[1]);
-  const callback = toCallback(args.length === 2 ? args[1] : args[2]);
-  const { mode, ifAvailable, steal, signal } = options;
+// This package's connection behind `manager`, if it is one of ours.
+export const connectionOf = (manager) => managers.get(manager);
 
-  // Step 3. (Step 4's SecurityError for an opaque origin comes from the SharedWorker
-  // constructor, which throws it when the request is sent.)
+// WebIDL overload resolution by argument count — (first, callback) or (first, options,
+// callback) — then the conversions in argument order.
+export function readArguments(args, method, toFirst, toOptions) {
+  if (args.length < 2) {
+    throw new TypeError(`Failed to execute '${method}': 2 arguments required, but only ${args.length} present.`);
+  }
+  return [toFirst(args[0]), toOptions(args.length === 2 ? undefined : args[1]), toCallback(args[args.length === 2 ? 1 : 2])];
+}
+
+// §3.2.1 steps 3 and 5–9 for a request of `names` (one, or a scope's), and the extension's
+// `timeout` check. (Step 4's SecurityError for an opaque origin comes from the SharedWorker
+// constructor, which throws it when the request is sent.) Every failure is thrown.
+export function checkRequest(names, { mode, ifAvailable, steal, signal, timeout }) {
+  // Step 3.
   checkFullyActive();
   // Step 5: reserved names.
-  if (name.startsWith('-')) {
+  if (names.some((name) => name.startsWith('-'))) {
     throw domException('NotSupportedError', "Names cannot start with '-'.");
   }
   // Step 6.
@@ -139,10 +153,25 @@ function requestLock(manager, args) {
   if (signal && (steal || ifAvailable)) {
     throw domException('NotSupportedError', "The 'signal' option cannot be used with 'steal' or 'ifAvailable'.");
   }
+  // The extension's (README "Extensions"): a timeout only for a request that may wait.
+  if (timeout !== undefined && (steal || ifAvailable)) {
+    throw domException('NotSupportedError', "'timeout' with 'steal' or 'ifAvailable'.");
+  }
   // Step 9.
-  if (signal && signal.aborted) return Promise.reject(abortReason(signal));
+  if (signal && signal.aborted) throw abortReason(signal);
+}
 
-  // Steps 10–12 and §4.1.
+function requestLock(manager, args) {
+  const connection = managers.get(manager);
+  if (!connection) throw illegalInvocation();
+  const [name, options, callback] = readArguments(args, "request' on 'LockManager", toDOMString, toLockOptions);
+  checkRequest([name], options);
+  return sendRequest(connection, { name }, new Lock(CONSTRUCT, name, options.mode), callback, options);
+}
+
+// Steps 10–12 and §4.1 on `connection`: `target` names what is requested as the protocol
+// does ({ name }, or { names } for a scope), `lock` is what the callback gets once granted.
+export function sendRequest(connection, target, lock, callback, { mode, ifAvailable, steal, signal }) {
   return new Promise((resolve, reject) => {
     const id = connection.newId();
     let state = 'pending'; // → 'held' | 'aborted' | 'stolen' | 'done'
@@ -154,26 +183,30 @@ function requestLock(manager, args) {
         return Promise.reject(error);
       }
     };
+    // Every answer ends the wait: no more listening to the signal.
+    const end = (next) => {
+      state = next;
+      if (signal) signal.removeEventListener('abort', onAbort);
+    };
     // §4.1 step 2 / §4.3 "signal to abort the request". The request is forgotten here: the
     // worker drops it, or releases it if it was granted meanwhile, and a grant already on
     // its way finds no handler and is given back (connection.js).
     const onAbort = () => {
       if (state !== 'pending') return;
-      state = 'aborted';
+      end('aborted');
       connection.done(id);
       connection.post({ type: 'abort', id });
       reject(abortReason(signal));
     };
-    const message = { type: 'request', id, name, mode, ifAvailable, steal };
+    const message = { type: 'request', id, ...target, mode, ifAvailable, steal };
     connection.send(id, message, {
       // §4.4 step 2.14. (A second grant of the same request, possible when a replaced port's
       // request was re-sent, is ignored; step 2.14.1.1, a grant after the abort, is
       // connection.js's.)
       granted() {
         if (state !== 'pending') return;
-        if (signal) signal.removeEventListener('abort', onAbort);
-        state = 'held';
-        const waiting = invoke(new Lock(CONSTRUCT, name, mode));
+        end('held');
+        const waiting = invoke(lock);
         // §2.4: when the waiting promise settles, release, then resolve with it.
         const settle = () => {
           if (state === 'held') {
@@ -188,30 +221,28 @@ function requestLock(manager, args) {
       // §4.1 step 3.5.1.
       notAvailable() {
         connection.done(id);
-        state = 'done';
+        end('done');
         resolve(invoke(null));
       },
       // §4.1 step 3.4.1.1.2.
       stolen() {
         connection.done(id);
-        state = 'stolen';
+        end('stolen');
         reject(stolenError());
       },
       error(error) {
         connection.done(id);
-        if (signal) signal.removeEventListener('abort', onAbort);
-        state = 'done';
+        end('done');
         reject(error);
       },
       // The worker restarted: say again what this request is (recovery.rs).
       redeclare() {
-        return state === 'held' ? { type: 'reclaim', id, name, mode } : message;
+        return state === 'held' ? { type: 'reclaim', id, ...target, mode } : message;
       },
       // The page entered the back/forward cache: its requests and locks are gone.
       lost() {
         if (state !== 'pending' && state !== 'held') return;
-        if (signal) signal.removeEventListener('abort', onAbort);
-        state = 'stolen';
+        end('stolen');
         reject(lostError());
       },
     });

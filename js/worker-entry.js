@@ -13,13 +13,13 @@
   var wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', self.location.href).href;
   wasm_bindgen({ module_or_path: wasmUrl }).then(function () {
     self.removeEventListener('connect', keep);
-    var boot = { v: 2, type: 'boot', script: started, wasm: performance.timeOrigin + performance.now() };
+    var boot = { v: 3, type: 'boot', script: started, wasm: performance.timeOrigin + performance.now() };
     early.forEach(function (port) { port.postMessage(boot); });
     wasm_bindgen.serve(early);
     early = null;
   }, function (error) {
     console.error('web-locks worker: cannot load ' + wasmUrl, error);
-    var message = { v: 2, type: 'fatal', message: 'web-locks worker could not load its wasm: ' + error };
+    var message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm: ' + error };
     early.forEach(function (port) { port.postMessage(message); });
     self.removeEventListener('connect', keep);
     self.addEventListener('connect', function (event) { event.ports[0].postMessage(message); });

@@ -29,7 +29,7 @@ node scripts/sizes.mjs --check
 step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium"
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} wasm-pack test --headless --chrome --lib --no-default-features
 
-step "JS units (deadlock detector) and TypeScript declarations (DOM, Node, bare ES)"
+step "JS units (deadlock detector, scopes included) and TypeScript declarations (DOM, Node, bare ES)"
 node --test tests/js/
 for project in tests/types tests/types/node tests/types/bare; do
   node_modules/.bin/tsc -p "$project/tsconfig.json"
@@ -45,4 +45,4 @@ node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/
 step "end to end in headless Firefox ESR (WebDriver BiDi): the behavioural suites, native reference and polyfill"
 E2E_BROWSER=firefox node --test --test-timeout=300000 --test-concurrency=1 \
   tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs \
-  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs
+  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs

@@ -1,6 +1,8 @@
-// The demo: primary-tab election, a shared/exclusive document, a deadlock on purpose, and a
-// live inspector of query() with the package's deadlock detector. ?impl=native|polyfill.
-import { findDeadlocks, install } from '/dist/index.js';
+// The demo: primary-tab election, a shared/exclusive document, a deadlock on purpose (and the
+// same work without one, with the package's requestAll), and a live inspector of query(),
+// grouped by request (queryScopes), with the package's deadlock detector.
+// ?impl=native|polyfill.
+import { findDeadlocks, install, queryScopes, requestAll } from '/dist/index.js';
 
 const impl = new URLSearchParams(location.search).get('impl') === 'native' ? 'native' : 'polyfill';
 const $ = (id) => document.getElementById(id);
@@ -77,27 +79,36 @@ const grab = (first, second) =>
 $('ab').onclick = () => grab('A', 'B');
 $('ba').onclick = () => grab('B', 'A');
 $('break').onclick = () => locks.request('demo:A', { steal: true }, () => log('stole A: the cycle is broken'));
+// The same work without the deadlock: both names as one scope (the extension's requestAll;
+// atomic with the polyfill, taken in sorted order with the native API). Held a second, so
+// that the inspector shows it.
+$('atomic').onclick = () =>
+  requestAll(['demo:B', 'demo:A'], { manager: locks }, async () => {
+    log('holding A and B together');
+    await sleep(1000);
+    log('done with A and B');
+  }).catch((e) => log(`lost A and B: ${e.name}`));
 
-// The inspector.
+// The inspector: one chip per request — a scope is one chip across its names.
+const isTab = (lock) => lock.names[0].startsWith('demo:tab:');
 const tabOf = (snapshot) => {
   const names = new Map();
-  for (const lock of snapshot.held) {
-    if (lock.name.startsWith('demo:tab:')) names.set(lock.clientId, lock.name.slice('demo:tab:'.length));
-  }
+  for (const lock of snapshot.held) if (isTab(lock)) names.set(lock.clientId, lock.names[0].slice('demo:tab:'.length));
   return (clientId) => names.get(clientId) || clientId.slice(0, 8);
 };
 const escape = (text) => text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
 const chip = (lock) =>
-  `<span class="lock ${lock.mode}">${escape(lock.name)}${lock.mode === 'shared' ? ' (shared)' : ''}</span>`;
+  `<span class="lock ${lock.mode}${lock.names.length > 1 ? ' scope' : ''}">${escape(lock.names.join(' + '))}` +
+  `${lock.mode === 'shared' ? ' (shared)' : ''}</span>`;
 
 async function refresh() {
-  const snapshot = await locks.query();
+  const snapshot = await queryScopes(locks);
   const name = tabOf(snapshot);
   const clients = new Map();
   const row = (id) => clients.get(id) || clients.set(id, { held: [], pending: [] }).get(id);
-  for (const lock of snapshot.held) if (!lock.name.startsWith('demo:tab:')) row(lock.clientId).held.push(lock);
+  for (const lock of snapshot.held) if (!isTab(lock)) row(lock.clientId).held.push(lock);
   for (const lock of snapshot.pending) row(lock.clientId).pending.push(lock);
-  for (const lock of snapshot.held) if (lock.name.startsWith('demo:tab:')) row(lock.clientId);
+  for (const lock of snapshot.held) if (isTab(lock)) row(lock.clientId);
   const deadlocks = findDeadlocks(snapshot);
   const inCycle = new Set(deadlocks.flatMap((d) => d.clients));
   $('inspector').tBodies[0].innerHTML = [...clients]

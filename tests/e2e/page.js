@@ -3,6 +3,26 @@ const impl = new URLSearchParams(location.search).get('impl');
 if (impl === 'polyfill') await import('/dist/auto.js');
 
 const releases = new Map();
+// What T.hold and T.holdAll share: `abortable` makes T.abort(key) abort the request, the
+// callback logs and holds until T.release(key), the outcome is logged.
+function signalOf(key, options) {
+  if (!options.abortable) return options;
+  const controller = new AbortController();
+  T.controllers[key] = controller;
+  options = { ...options, signal: controller.signal };
+  delete options.abortable;
+  return options;
+}
+const callback = (key) => (lock) => {
+  T.log.push(lock ? `granted:${key}:${lock.names ? lock.names.join() : lock.name}:${lock.mode}` : `null:${key}`);
+  if (!lock) return `none-${key}`;
+  return new Promise((resolve) => releases.set(key, () => resolve(`done-${key}`)));
+};
+const track = (key, promise) =>
+  promise.then(
+    (value) => T.log.push(`resolved:${key}:${value}`),
+    (error) => T.log.push(`rejected:${key}:${error && error.name}:${error instanceof DOMException}`),
+  );
 const T = {
   impl,
   log: [],
@@ -10,22 +30,15 @@ const T = {
   // until T.release(key). The request's promise logs `resolved:<key>:<value>` or
   // `rejected:<key>:<error name>`.
   hold(key, name, options = {}) {
-    if (options.abortable) {
-      const controller = new AbortController();
-      T.controllers[key] = controller;
-      options = { ...options, signal: controller.signal };
-      delete options.abortable;
-    }
-    navigator.locks
-      .request(name, options, (lock) => {
-        T.log.push(lock ? `granted:${key}:${lock.name}:${lock.mode}` : `null:${key}`);
-        if (!lock) return `none-${key}`;
-        return new Promise((resolve) => releases.set(key, () => resolve(`done-${key}`)));
-      })
-      .then(
-        (value) => T.log.push(`resolved:${key}:${value}`),
-        (error) => T.log.push(`rejected:${key}:${error && error.name}:${error instanceof DOMException}`),
-      );
+    track(key, navigator.locks.request(name, signalOf(key, options), callback(key)));
+  },
+  // The same with the package's requestAll (README "Extensions"): `names` a list; the log
+  // says `granted:<key>:<names joined by ,>:<mode>`. `options.native`: the browser's own
+  // navigator.locks as `manager` (the fallback path).
+  async holdAll(key, names, options = {}) {
+    const { requestAll } = await import('/dist/index.js');
+    if (options.native) options = { ...options, manager: navigator.locks, native: undefined };
+    track(key, requestAll(names, signalOf(key, options), callback(key)));
   },
   release(key) {
     releases.get(key)();
@@ -95,10 +108,16 @@ const T = {
   // in IndexedDB (read, await a tick, write), with a ledger entry per section written in
   // the same transaction as the counter. Lost updates would leave counter < ledger size.
   soakDone: 0,
-  async soak(tab, sections) {
+  // `names`: another lock name, or a list taken with requestAll (`native`: on the browser's
+  // own manager).
+  async soak(tab, sections, names = 'soak', native = false) {
     const db = await soakDb();
+    const { requestAll } = await import('/dist/index.js');
+    const take = Array.isArray(names)
+      ? (fn) => requestAll(names, native ? { manager: navigator.locks } : {}, fn)
+      : (fn) => navigator.locks.request(names, fn);
     for (let i = 0; i < sections; i++) {
-      await navigator.locks.request('soak', async () => {
+      await take(async () => {
         const n = await idb(db.transaction('c').objectStore('c').get('n'));
         await new Promise((r) => setTimeout(r, 0));
         const tx = db.transaction(['c', 'ledger'], 'readwrite');

@@ -67,6 +67,39 @@ describe(`${where}polyfill: recovery`, () => {
     }
   });
 
+  it('scopes survive a worker restart: a held scope is reclaimed whole, a waiting one re-sent', { skip: needsCdp }, async () => {
+    const [starter, b, c] = await fresh(3);
+    await query(starter); // starter starts the lock worker
+    const holdAll = (page, key, names) => page.evaluate(([k, n]) => T.holdAll(k, n), [key, names]);
+    const scopes = (page) =>
+      page.evaluate(async () => {
+        const { queryScopes } = await import('/dist/index.js');
+        const { held, pending } = await queryScopes();
+        const row = (s) => `${s.names.join('+')}:${s.mode}`;
+        return { held: held.map(row), pending: pending.map(row) };
+      });
+    await holdAll(b, 'b', ['sy', 'sx']);
+    await until(b, 'granted:b:sx,sy:exclusive');
+    await holdAll(c, 'c', ['sx', 'sw']); // waits for b
+    await query(c);
+    const before = await scopes(c);
+    assert.deepEqual(before, { held: ['sx+sy:exclusive'], pending: ['sw+sx:exclusive'] });
+    (await sessions.current.context.newCDPSession(starter)).send('Page.crash').catch(() => {});
+    let rebuilt;
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      rebuilt = await scopes(b).catch(() => null);
+      if (rebuilt && rebuilt.held.length === 1 && rebuilt.pending.length === 1) break;
+    }
+    assert.deepEqual(rebuilt, before);
+    assert.ok(!(await c.evaluate(() => T.log)).some((e) => e.startsWith('granted:c')), 'c never holds sx with b');
+    await b.evaluate(() => T.release('b'));
+    await until(c, 'granted:c:sw,sx:exclusive');
+    for (const page of [b, c]) {
+      assert.ok(!(await page.evaluate(() => T.log)).some((e) => e.includes('AbortError')));
+    }
+  });
+
   it('bfcache: a page entering the cache releases its locks, learns it, and works when restored', async () => {
     const cached = await launch({ bfcache: true });
     try {
@@ -108,19 +141,19 @@ describe(`${where}polyfill: recovery`, () => {
       const port = (window.evilPort = new SharedWorker(url.href, { name: 'web-locks-polyfill' }).port);
       const replies = [];
       port.onmessage = (e) => replies.push(e.data);
-      const junk = [null, 1, 'x', [], {}, { v: 2 }, { v: 2, type: 'request' }, { v: 1, type: 'query', id: 1 },
-        { v: 2, type: 'release', id: 'one' }, { v: 2, type: 'hello', clientId: 7 }, { v: 2, type: 'adopt' },
-        { v: 2, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' }];
+      const junk = [null, 1, 'x', [], {}, { v: 3 }, { v: 3, type: 'request' }, { v: 2, type: 'query', id: 1 },
+        { v: 3, type: 'release', id: 'one' }, { v: 3, type: 'hello', clientId: 7 }, { v: 3, type: 'adopt' },
+        { v: 3, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' }];
       for (const message of junk) port.postMessage(message);
-      port.postMessage({ v: 2, type: 'hello', clientId: 'evil' });
-      port.postMessage({ v: 2, type: 'watch' }); // no database: served unwatched
-      port.postMessage({ v: 2, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
+      port.postMessage({ v: 3, type: 'hello', clientId: 'evil' });
+      port.postMessage({ v: 3, type: 'watch' }); // no database: served unwatched
+      port.postMessage({ v: 3, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
       const huge = 'h'.repeat(1 << 20);
-      port.postMessage({ v: 2, type: 'request', id: 2, name: huge, mode: 'exclusive' });
+      port.postMessage({ v: 3, type: 'request', id: 2, name: huge, mode: 'exclusive' });
       for (let i = 0; i < 20_000; i++) {
-        port.postMessage({ v: 2, type: 'request', id: 100 + i, name: `flood-${i % 50}`, mode: 'exclusive' });
+        port.postMessage({ v: 3, type: 'request', id: 100 + i, name: `flood-${i % 50}`, mode: 'exclusive' });
       }
-      port.postMessage({ v: 2, type: 'query', id: 3 });
+      port.postMessage({ v: 3, type: 'query', id: 3 });
       const t0 = performance.now();
       while (!replies.some((r) => r.type === 'snapshot') && performance.now() - t0 < 20_000) {
         await new Promise((r) => setTimeout(r, 20));
@@ -144,7 +177,7 @@ describe(`${where}polyfill: recovery`, () => {
     // waitForFunction does not await a predicate's promise.)
     const state = await query(good);
     assert.ok(state.held.some((r) => r[0] === 'precious' && r[2] !== 'evil'));
-    await evil.evaluate(() => evilPort.postMessage({ v: 2, type: 'goodbye' }));
+    await evil.evaluate(() => evilPort.postMessage({ v: 3, type: 'goodbye' }));
     await evil.close();
     let left;
     for (let i = 0; i < 100; i++) {

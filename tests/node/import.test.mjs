@@ -71,6 +71,7 @@ it('global: evaluates in a bare vm context and in this realm; installs nothing',
   const context = vm.createContext({});
   vm.runInContext(code, context);
   assert.equal(vm.runInContext('typeof WebLocksPolyfill.install', context), 'function');
+  assert.equal(vm.runInContext('typeof WebLocksPolyfill.requestAll + typeof WebLocksPolyfill.queryScopes', context), 'functionfunction');
   assert.equal(vm.runInContext('WebLocksPolyfill.install()', context), undefined);
   assert.equal(vm.runInContext('typeof navigator + typeof LockManager', context), 'undefinedundefined');
   const { out } = await run(`

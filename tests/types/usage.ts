@@ -1,5 +1,15 @@
 // Compiled with tsc (npm test): the package's types work with TypeScript's DOM types.
-import { createLockManager, findDeadlocks, install, Lock as LockClass, type Deadlock } from 'web-locks-polyfill';
+import {
+  createLockManager,
+  findDeadlocks,
+  install,
+  Lock as LockClass,
+  queryScopes,
+  requestAll,
+  type Deadlock,
+  type LockScope,
+  type ScopeInfo,
+} from 'web-locks-polyfill';
 import 'web-locks-polyfill/auto';
 import 'web-locks-polyfill/local';
 import webLocks from 'web-locks-polyfill/vite';
@@ -26,6 +36,21 @@ const fromNavigator: LockManager = navigator.locks;
 
 const config = defineConfig({ plugins: [webLocks()] });
 
+// The extension: requestAll / queryScopes.
+const both: Promise<number> = requestAll(new Set(['a', 'b']), (scope) => (scope ? scope.names.length : 0));
+const timed: Promise<string> = requestAll(['a'], { mode: 'shared', timeout: 500, manager: own }, async (scope) => {
+  const held: LockScope | null = scope;
+  return held ? held.mode : 'none';
+});
+async function scopes(): Promise<Deadlock[]> {
+  const { held, pending }: { held: ScopeInfo[]; pending: ScopeInfo[] } = await queryScopes(navigator.locks);
+  return findDeadlocks({ held, pending });
+}
+// @ts-expect-error: the timeout is a number
+requestAll(['a'], { timeout: '1s' }, () => 0);
+// @ts-expect-error: the scope's names are read-only
+requestAll(['a'], (scope) => scope && scope.names.push('b'));
+
 // @ts-expect-error: not an option
 install({ forced: true });
 // @ts-expect-error: force is for install() only
@@ -35,4 +60,4 @@ manager.request('name');
 // @ts-expect-error: may be undefined
 const sure: LockManager = install();
 
-export { result, inspect, isLock, maybe, local, fromNavigator, config, sure };
+export { result, inspect, isLock, maybe, local, fromNavigator, config, sure, both, timed, scopes };

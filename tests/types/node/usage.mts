@@ -1,5 +1,5 @@
 // Compiled with tsc (npm test): the package's types in a Node project, without the DOM lib.
-import { createLockManager, findDeadlocks, install, LockManager as LockManagerClass } from 'web-locks-polyfill';
+import { createLockManager, findDeadlocks, install, LockManager as LockManagerClass, queryScopes, requestAll } from 'web-locks-polyfill';
 import 'web-locks-polyfill/auto';
 import 'web-locks-polyfill/local';
 import 'web-locks-polyfill/global';
@@ -14,7 +14,9 @@ async function run(): Promise<string> {
   const name = await locks.request('job', { mode: 'exclusive', signal: controller.signal }, (lock) => lock?.name ?? '');
   const snapshot: LockManagerSnapshot = await other.query();
   const held: LockInfo[] = snapshot.held ?? [];
-  return name + held.length + findDeadlocks(snapshot).length;
+  const names = await requestAll(['job', 'other'], { manager: other, signal: controller.signal }, (scope) => scope?.names.join() ?? '');
+  const scopes = await queryScopes(other);
+  return name + held.length + findDeadlocks(snapshot).length + names + findDeadlocks(scopes).length + WebLocksPolyfill.requestAll.length;
 }
 
 const proto: LockManager = LockManagerClass.prototype;
