@@ -12,7 +12,7 @@ use crate::FxHashMap;
 use super::id_hash::IdMap;
 
 use super::resource::{
-    push_back, push_front, unlink, Ends, Entry, Link, List, Member, Node, Resource,
+    push_back, push_front, unlink, Ends, Entry, Link, List, Member, Members, Node, Resource,
 };
 use super::types::{
     AbortOutcome, Action, ClientId, Flavor, LockInfo, Mode, ReleaseOutcome, RequestError,
@@ -92,15 +92,26 @@ impl LockManager {
         self.check(id, names)?;
         let mut affected = Vec::new();
         match flavor {
+            // Steps 3.5.2–3.6 for a request grantable at once: enqueued and granted by the
+            // processing of the queue in the same step, so it goes straight to the held set.
+            Flavor::IfAvailable | Flavor::Queue if self.grantable_now(names, mode) => {
+                self.insert(client, id, names, mode);
+                self.hold(id);
+                self.actions.push_back(Action::Granted {
+                    client,
+                    request: id,
+                });
+                return Ok(());
+            }
             // Step 3.5.1: ifAvailable and not grantable: callback gets null, nothing queued.
-            Flavor::IfAvailable if !self.grantable_now(names, mode) => {
+            Flavor::IfAvailable => {
                 self.actions.push_back(Action::NotAvailable {
                     client,
                     request: id,
                 });
                 return Ok(());
             }
-            Flavor::IfAvailable | Flavor::Queue => {}
+            Flavor::Queue => {}
             // Step 3.4.1: remove every held lock of these names (all of a stolen scope's);
             // reject its released promise.
             Flavor::Steal => {
@@ -289,10 +300,15 @@ impl LockManager {
     /// A new live request of `client` (steps 3.1–3.3: the lock request queue of each name),
     /// on its client's list, on no other list yet.
     fn insert(&mut self, client: ClientId, id: RequestId, names: &[&[u16]], mode: Mode) {
-        let mut members = Vec::with_capacity(names.len());
-        for name in names {
-            members.push(Member::new(self.intern(name)));
-        }
+        let members = if let [name] = names {
+            Members::One([Member::new(self.intern(name))])
+        } else {
+            let mut members = Vec::with_capacity(names.len());
+            for name in names {
+                members.push(Member::new(self.intern(name)));
+            }
+            Members::Many(members.into_boxed_slice())
+        };
         self.entries.insert(id, Entry::new(client, members, mode));
         let of_client = self.clients.get_or_default(client);
         push_back(&mut self.entries, of_client, whole(id), List::Client);
@@ -435,11 +451,11 @@ impl LockManager {
         let resource = &mut self.slots[index as usize];
         while let Some(node) = resource.fence {
             let head = resource.queue.head.expect("a fence is in the queue");
-            let head_mode = self.entries[&head.id].mode;
-            let entry = self.entries.get_mut(&node.id).expect("queued");
-            if !resource.admits(node, entry.mode, head_mode) {
+            let mode = self.entries[&node.id].mode;
+            if !resource.admits(node, mode, || self.entries[&head.id].mode) {
                 break;
             }
+            let entry = self.entries.get_mut(&node.id).expect("queued");
             entry.members[node.slot as usize].clear = true;
             entry.blocked -= 1;
             if entry.blocked == 0 {
@@ -472,7 +488,10 @@ impl LockManager {
 
     /// §4.4 steps 2.2–2.14 for every ready request, in the order they became ready.
     fn grant_ready(&mut self) {
-        for id in core::mem::take(&mut self.ready) {
+        // Granting never makes another request ready: the list is walked in place and kept,
+        // with its capacity, for the next time.
+        let ready = core::mem::take(&mut self.ready);
+        for &id in &ready {
             let entry = &self.entries[&id];
             debug_assert_eq!(entry.blocked, 0, "only requests clear on every name");
             let (client, mode) = (entry.client, entry.mode);
@@ -498,6 +517,8 @@ impl LockManager {
                 request: id,
             });
         }
+        self.ready = ready;
+        self.ready.clear();
     }
 
     /// §4.4 process the lock request queues of `names`, in order; then drop each name with

@@ -10,7 +10,6 @@
 //! Every operation is O(1) given the request's entry; links are [`Node`]s (a request id and,
 //! on a name's list, which of its names), resolved in the manager's id map.
 
-use crate::prelude::*;
 use alloc::boxed::Box;
 use alloc::rc::Rc;
 
@@ -79,13 +78,41 @@ impl Member {
     }
 }
 
+/// A request's members: a standard request's one in place (no allocation per request), a
+/// scope's on the heap.
+#[derive(Debug)]
+pub(crate) enum Members {
+    One([Member; 1]),
+    Many(Box<[Member]>),
+}
+
+impl core::ops::Deref for Members {
+    type Target = [Member];
+
+    fn deref(&self) -> &[Member] {
+        match self {
+            Members::One(one) => one,
+            Members::Many(many) => many,
+        }
+    }
+}
+
+impl core::ops::DerefMut for Members {
+    fn deref_mut(&mut self) -> &mut [Member] {
+        match self {
+            Members::One(one) => one,
+            Members::Many(many) => many,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Entry {
     pub(crate) client: ClientId,
     pub(crate) mode: Mode,
     pub(crate) held: bool,
     /// Its names, sorted by code units and distinct (one for a standard request).
-    pub(crate) members: Box<[Member]>,
+    pub(crate) members: Members,
     /// Pending: how many of its members are not clear; granted when it reaches 0.
     pub(crate) blocked: usize,
     order: Links,
@@ -93,13 +120,13 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    pub(crate) fn new(client: ClientId, members: Vec<Member>, mode: Mode) -> Entry {
+    pub(crate) fn new(client: ClientId, members: Members, mode: Mode) -> Entry {
         Entry {
             client,
             mode,
             held: false,
             blocked: members.len(),
-            members: members.into_boxed_slice(),
+            members,
             order: Links::default(),
             of_client: Links::default(),
         }
@@ -225,12 +252,13 @@ impl Resource {
     }
 
     /// Whether the queued request `node` of `mode`, which has only clear requests before it,
-    /// is clear too (see [`Resource::fence`]).
-    pub(crate) fn admits(&self, node: Node, mode: Mode, head_mode: Mode) -> bool {
+    /// is clear too (see [`Resource::fence`]); `head_mode` gives the queue's first request's
+    /// mode, asked only when `node` is not first.
+    pub(crate) fn admits(&self, node: Node, mode: Mode, head_mode: impl FnOnce() -> Mode) -> bool {
         let is_head = self.queue.head == Some(node);
         match mode {
             Mode::Exclusive => is_head && self.holder_mode.is_none(),
-            Mode::Shared => self.compatible(mode) && (is_head || head_mode == Mode::Shared),
+            Mode::Shared => self.compatible(mode) && (is_head || head_mode() == Mode::Shared),
         }
     }
 
