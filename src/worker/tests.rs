@@ -492,6 +492,40 @@ async fn names_keep_lone_surrogates_both_ways() {
 }
 
 #[wasm_bindgen_test]
+async fn snapshot_names_come_back_exact_whether_well_formed_or_not() {
+    // Well formed (decoded in one call): U+FEFF first (not taken for a byte order mark), a
+    // pair, U+FFFD, ASCII; then two lone halves whose concatenation in the snapshot is a pair.
+    let cases: [&[&[u16]]; 2] = [
+        &[
+            &[0xFEFF, 0x61],
+            &[0xD83D, 0xDE00],
+            &[0xFFFD],
+            &[0xFEFF],
+            &[0x62],
+        ],
+        &[&[0xD83D], &[0xDE00]],
+    ];
+    for names in cases {
+        let driver = new_driver();
+        let a = Context::hello(&driver, "a").await;
+        for (i, units) in names.iter().enumerate() {
+            let name: JsValue = js_sys::JsString::from_char_code(units).into();
+            a.send(&[
+                ("type", "request".into()),
+                ("id", (i as u32 + 1).into()),
+                ("name", name),
+                ("mode", "exclusive".into()),
+            ]);
+            assert_eq!(a.recv_kind().await, ("granted".into(), Some(i as u32 + 1)));
+        }
+        a.send(&[("type", "query".into()), ("id", 9.into())]);
+        let (held, _) = snapshot_rows(&a.recv().await);
+        let held: Vec<Vec<u16>> = held.into_iter().map(|(name, ..)| name).collect();
+        assert_eq!(held, names.iter().map(|n| n.to_vec()).collect::<Vec<_>>());
+    }
+}
+
+#[wasm_bindgen_test]
 async fn requests_wait_for_watch_and_for_the_survey() {
     let driver = Driver::new("test-epoch");
     let weak = Rc::downgrade(&driver);
