@@ -79,13 +79,13 @@ impl LockManager {
         self.request_scope(client, id, &[name], mode, flavor)
     }
 
-    /// §4.1 for a scope: `names` sorted by code units and distinct (else
-    /// [`RequestError::InvalidScope`]), granted together. One name is a standard request.
-    pub fn request_scope(
+    /// §4.1 for a scope: `names` (each a name's code units) sorted by code units and distinct
+    /// (else [`RequestError::InvalidScope`]), granted together. One name is a standard request.
+    pub fn request_scope<N: AsRef<[u16]>>(
         &mut self,
         client: ClientId,
         id: RequestId,
-        names: &[&[u16]],
+        names: &[N],
         mode: Mode,
         flavor: Flavor,
     ) -> Result<(), RequestError> {
@@ -117,7 +117,7 @@ impl LockManager {
             Flavor::Steal => {
                 self.sweeps += 1;
                 for name in names {
-                    while let Some(holder) = self.find(name).and_then(|r| r.held.head) {
+                    while let Some(holder) = self.find(name.as_ref()).and_then(|r| r.held.head) {
                         let gone = self.forget(holder.id);
                         self.mark_affected(&gone, &mut affected);
                         self.actions.push_back(Action::Stolen {
@@ -216,16 +216,16 @@ impl LockManager {
     /// with the current holders of each of its names (§2.5 steps 8–9), refused with
     /// [`RequestError::Conflict`] otherwise (the driver then tells the client its lock is
     /// lost, as for a steal). First come, first served.
-    pub fn reclaim(
+    pub fn reclaim<N: AsRef<[u16]>>(
         &mut self,
         client: ClientId,
         id: RequestId,
-        names: &[&[u16]],
+        names: &[N],
         mode: Mode,
     ) -> Result<(), RequestError> {
         self.check(id, names)?;
-        let compatible = |name: &&[u16]| {
-            self.find(name)
+        let compatible = |name: &N| {
+            self.find(name.as_ref())
                 .is_none_or(|resource| resource.compatible(mode))
         };
         if !names.iter().all(compatible) {
@@ -287,11 +287,12 @@ impl LockManager {
     // ----- Internals -----------------------------------------------------------------------
 
     /// The input checks of `request_scope` and `reclaim`.
-    fn check(&self, id: RequestId, names: &[&[u16]]) -> Result<(), RequestError> {
+    fn check<N: AsRef<[u16]>>(&self, id: RequestId, names: &[N]) -> Result<(), RequestError> {
         if self.entries.contains_key(&id) {
             return Err(RequestError::DuplicateId);
         }
-        if names.is_empty() || names.windows(2).any(|pair| pair[0] >= pair[1]) {
+        let unordered = |pair: &[N]| pair[0].as_ref() >= pair[1].as_ref();
+        if names.is_empty() || names.windows(2).any(unordered) {
             return Err(RequestError::InvalidScope);
         }
         Ok(())
@@ -299,13 +300,19 @@ impl LockManager {
 
     /// A new live request of `client` (steps 3.1–3.3: the lock request queue of each name),
     /// on its client's list, on no other list yet.
-    fn insert(&mut self, client: ClientId, id: RequestId, names: &[&[u16]], mode: Mode) {
+    fn insert<N: AsRef<[u16]>>(
+        &mut self,
+        client: ClientId,
+        id: RequestId,
+        names: &[N],
+        mode: Mode,
+    ) {
         let members = if let [name] = names {
-            Members::One([Member::new(self.intern(name))])
+            Members::One([Member::new(self.intern(name.as_ref()))])
         } else {
             let mut members = Vec::with_capacity(names.len());
             for name in names {
-                members.push(Member::new(self.intern(name)));
+                members.push(Member::new(self.intern(name.as_ref())));
             }
             Members::Many(members.into_boxed_slice())
         };
@@ -342,10 +349,11 @@ impl LockManager {
     }
 
     /// §4.1 step 3.5.1's "grantable" for a request not yet queued, on every name.
-    fn grantable_now(&self, names: &[&[u16]], mode: Mode) -> bool {
-        names
-            .iter()
-            .all(|name| self.find(name).is_none_or(|r| r.grantable_now(mode)))
+    fn grantable_now<N: AsRef<[u16]>>(&self, names: &[N], mode: Mode) -> bool {
+        names.iter().all(|name| {
+            self.find(name.as_ref())
+                .is_none_or(|r| r.grantable_now(mode))
+        })
     }
 
     /// The entries of an order list, from `head`, one per name.

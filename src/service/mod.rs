@@ -385,7 +385,6 @@ impl Service {
                     Err(message) => return self.refuse(client, id, message),
                 };
                 let request = global(client, id);
-                let names: Vec<&[u16]> = names.iter().map(Vec::as_slice).collect();
                 match self
                     .core
                     .request_scope(client, request, &names, mode, flavor)
@@ -428,8 +427,7 @@ impl Service {
     /// rebuilt); a conflict with another survivor's claim loses it, as to a steal.
     fn reclaim(&mut self, client: ClientId, id: u32, names: &[Vec<u16>], mode: Mode) {
         let request = global(client, id);
-        let names: Vec<&[u16]> = names.iter().map(Vec::as_slice).collect();
-        match self.core.reclaim(client, request, &names, mode) {
+        match self.core.reclaim(client, request, names, mode) {
             Ok(()) => {}
             // Still held: this worker never lost it (the port was taken over).
             Err(RequestError::DuplicateId)
