@@ -7,7 +7,7 @@
 
 use crate::prelude::*;
 use alloc::boxed::Box;
-use alloc::rc::{Rc, Weak};
+use alloc::rc::Rc;
 use core::any::Any;
 use core::cell::RefCell;
 
@@ -54,12 +54,16 @@ pub(crate) struct Driver {
     next_port: u32,
     /// Watches and timers whose own callback is running: dropped with the next outbox.
     ended: Vec<Box<dyn Any>>,
-    me: Weak<RefCell<Driver>>,
+    /// This driver, for the callbacks it registers (set by [`Driver::new`]).
+    me: Option<Handle>,
 }
 
-/// Feeds the driver behind `weak` (if it still exists) and posts what that produced.
-pub(crate) fn with(weak: &Weak<RefCell<Driver>>, f: impl FnOnce(&mut Driver)) {
-    let Some(driver) = weak.upgrade() else { return };
+/// A driver serves for its realm's life: it is never dropped (so no code to drop one is in
+/// the module), and callbacks refer to it directly.
+pub(crate) type Handle = &'static RefCell<Driver>;
+
+/// Feeds `driver` and posts what that produced.
+pub(crate) fn with(driver: Handle, f: impl FnOnce(&mut Driver)) {
     let outbox = {
         let mut driver = driver.borrow_mut();
         f(&mut driver);
@@ -69,18 +73,22 @@ pub(crate) fn with(weak: &Weak<RefCell<Driver>>, f: impl FnOnce(&mut Driver)) {
 }
 
 impl Driver {
-    pub(crate) fn new(epoch: &str) -> Rc<RefCell<Driver>> {
-        Rc::new_cyclic(|me| {
-            RefCell::new(Driver {
-                service: Service::new(epoch),
-                ports: Table::new(),
-                watches: Table::new(),
-                timers: Table::new(),
-                next_port: 0,
-                ended: Vec::new(),
-                me: me.clone(),
-            })
-        })
+    pub(crate) fn new(epoch: &str) -> Handle {
+        let driver: Handle = Box::leak(Box::new(RefCell::new(Driver {
+            service: Service::new(epoch),
+            ports: Table::new(),
+            watches: Table::new(),
+            timers: Table::new(),
+            next_port: 0,
+            ended: Vec::new(),
+            me: None,
+        })));
+        driver.borrow_mut().me = Some(driver);
+        driver
+    }
+
+    fn me(&self) -> Handle {
+        self.me.unwrap_or_else(|| unreachable!())
     }
 
     pub(crate) fn service(&mut self) -> &mut Service {
@@ -91,10 +99,10 @@ impl Driver {
     pub(crate) fn connect(&mut self, port: MessagePort) {
         self.next_port += 1;
         let id = PortId(self.next_port);
-        let me = self.me.clone();
+        let me = self.me();
         let on_message = Listener::new(&port, "message", move |event| {
             let event = event.unchecked_into::<MessageEvent>();
-            with(&me, |driver| driver.receive(id, &event));
+            with(me, |driver| driver.receive(id, &event));
         });
         port.start();
         self.ports.insert(
@@ -149,10 +157,10 @@ impl Driver {
                 }
                 Output::Watch(db) => self.watch(db, &mut outbox),
                 Output::SetTimer(timer, millis) => {
-                    let me = self.me.clone();
+                    let me = self.me();
                     let key = timer.clone();
                     let js = JsTimer::once(millis, move || {
-                        with(&me, |driver| {
+                        with(me, |driver| {
                             if let Some(fired) = driver.timers.remove(&key) {
                                 driver.ended.push(Box::new(fired));
                             }
@@ -174,10 +182,10 @@ impl Driver {
     }
 
     fn watch(&mut self, db: Rc<str>, outbox: &mut Outbox) {
-        let me = self.me.clone();
+        let me = self.me();
         let name = db.clone();
         let started = DeathWatch::start(&db, move |end| {
-            with(&me, |driver| {
+            with(me, |driver| {
                 if let Some(ended) = driver.watches.remove(&name) {
                     driver.ended.push(Box::new(ended));
                 }

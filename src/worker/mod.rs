@@ -16,7 +16,6 @@ mod survey;
 mod tests;
 mod timer;
 
-use alloc::rc::Rc;
 use core::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
@@ -29,7 +28,6 @@ use listener::Listener;
 /// What keeps the worker serving, for the worker's life: the driver, the `connect`
 /// listener and the lifeline database its clients watch.
 struct Serving {
-    _driver: Rc<RefCell<Driver>>,
     _on_connect: Listener,
     _lifeline: Lifeline,
 }
@@ -41,8 +39,6 @@ struct ForRealm<T>(RefCell<T>);
 unsafe impl<T> Sync for ForRealm<T> {}
 
 static SERVING: ForRealm<Option<Serving>> = ForRealm(RefCell::new(None));
-/// In-realm services (see [`serve_local`]), kept for the realm's life.
-static LOCAL: ForRealm<Vec<Rc<RefCell<Driver>>>> = ForRealm(RefCell::new(Vec::new()));
 
 #[cfg(feature = "no-std-module")]
 #[global_allocator]
@@ -72,13 +68,11 @@ fn new_epoch() -> String {
 /// It coordinates only the contexts that reach this port.
 #[wasm_bindgen]
 pub fn serve_local(port: MessagePort) {
-    let driver = Driver::new("local");
-    with(&Rc::downgrade(&driver), |d| {
+    with(Driver::new("local"), |d| {
         d.service().handle_lifeline(None);
         d.service().handle_survey(Vec::new());
         d.connect(port);
     });
-    LOCAL.0.borrow_mut().push(driver);
 }
 
 /// Starts serving: `early_ports` connected before the wasm was ready; later ones arrive
@@ -87,16 +81,13 @@ pub fn serve_local(port: MessagePort) {
 pub fn serve(early_ports: js_sys::Array) {
     let epoch = new_epoch();
     let driver = Driver::new(&epoch);
-    let weak = Rc::downgrade(&driver);
-    let ready = weak.clone();
     let lifeline = Lifeline::open(&epoch, move |db| {
-        with(&ready, |d| d.service().handle_lifeline(db.as_deref()));
+        with(driver, |d| d.service().handle_lifeline(db.as_deref()));
     });
-    let survey = weak.clone();
     survey::client_databases(move |databases| {
-        with(&survey, |d| d.service().handle_survey(databases));
+        with(driver, |d| d.service().handle_survey(databases));
     });
-    with(&weak, |d| {
+    with(driver, |d| {
         for port in early_ports.iter() {
             d.connect(port.unchecked_into());
         }
@@ -105,11 +96,10 @@ pub fn serve(early_ports: js_sys::Array) {
     let on_connect = Listener::new(&global, "connect", move |event| {
         let ports = event.unchecked_into::<MessageEvent>().ports();
         if let Ok(port) = ports.get(0).dyn_into::<MessagePort>() {
-            with(&weak, |d| d.connect(port));
+            with(driver, |d| d.connect(port));
         }
     });
     *SERVING.0.borrow_mut() = Some(Serving {
-        _driver: driver,
         _on_connect: on_connect,
         _lifeline: lifeline,
     });

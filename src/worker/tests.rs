@@ -12,7 +12,7 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use web_sys::{MessageChannel, MessageEvent, MessagePort};
 
-use super::driver::{with, Driver};
+use super::driver::{with, Driver, Handle};
 use super::listener::Listener;
 use crate::protocol::VERSION;
 
@@ -32,9 +32,9 @@ struct Context {
 }
 
 impl Context {
-    fn connect(driver: &Rc<RefCell<Driver>>) -> Context {
+    fn connect(driver: Handle) -> Context {
         let channel = MessageChannel::new().unwrap();
-        with(&Rc::downgrade(driver), |d| d.connect(channel.port1()));
+        with(driver, |d| d.connect(channel.port1()));
         let port = channel.port2();
         let inbox = Rc::new(RefCell::new(Inbox::default()));
         let sink = inbox.clone();
@@ -58,7 +58,7 @@ impl Context {
     }
 
     /// A client without a liveness database: hello, then `watch` without `db`.
-    async fn hello(driver: &Rc<RefCell<Driver>>, client_id: &str) -> Context {
+    async fn hello(driver: Handle, client_id: &str) -> Context {
         let context = Context::connect(driver);
         context.send(&[("type", "hello".into()), ("clientId", client_id.into())]);
         let welcome = context.recv().await;
@@ -188,9 +188,9 @@ fn pending_promise() -> (Promise, js_sys::Function) {
 }
 
 /// A driver whose lifeline is open and whose survey found no survivors.
-fn new_driver() -> Rc<RefCell<Driver>> {
+fn new_driver() -> Handle {
     let driver = Driver::new("test-epoch");
-    with(&Rc::downgrade(&driver), |d| {
+    with(driver, |d| {
         d.service().handle_lifeline(Some("test-lifeline"));
         d.service().handle_survey(Vec::new());
     });
@@ -209,8 +209,8 @@ fn runs_inside_a_shared_worker() {
 #[wasm_bindgen_test]
 async fn grants_hands_over_and_snapshots_across_clients() {
     let driver = new_driver();
-    let a = Context::hello(&driver, "client-a").await;
-    let b = Context::hello(&driver, "client-b").await;
+    let a = Context::hello(driver, "client-a").await;
+    let b = Context::hello(driver, "client-b").await;
     a.request(1, "res", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.request(7, "res", &[]);
@@ -232,8 +232,8 @@ async fn grants_hands_over_and_snapshots_across_clients() {
 #[wasm_bindgen_test]
 async fn if_available_steal_and_abort() {
     let driver = new_driver();
-    let a = Context::hello(&driver, "a").await;
-    let b = Context::hello(&driver, "b").await;
+    let a = Context::hello(driver, "a").await;
+    let b = Context::hello(driver, "b").await;
     a.request(1, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.request(1, "x", &[("ifAvailable", true.into())]);
@@ -249,8 +249,8 @@ async fn if_available_steal_and_abort() {
 #[wasm_bindgen_test]
 async fn scopes_are_granted_on_all_their_names_at_once() {
     let driver = new_driver();
-    let a = Context::hello(&driver, "a").await;
-    let b = Context::hello(&driver, "b").await;
+    let a = Context::hello(driver, "a").await;
+    let b = Context::hello(driver, "b").await;
     a.request(1, "y", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.send(&[
@@ -282,8 +282,8 @@ async fn scopes_are_granted_on_all_their_names_at_once() {
 #[wasm_bindgen_test]
 async fn goodbye_releases_held_locks_and_drops_requests() {
     let driver = new_driver();
-    let a = Context::hello(&driver, "a").await;
-    let b = Context::hello(&driver, "b").await;
+    let a = Context::hello(driver, "a").await;
+    let b = Context::hello(driver, "b").await;
     a.request(1, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     a.request(2, "y", &[]);
@@ -298,8 +298,8 @@ async fn goodbye_releases_held_locks_and_drops_requests() {
 #[wasm_bindgen_test]
 async fn malformed_messages_are_refused_and_others_keep_working() {
     let driver = new_driver();
-    let a = Context::hello(&driver, "a").await;
-    let bad = Context::hello(&driver, "bad").await;
+    let a = Context::hello(driver, "a").await;
+    let bad = Context::hello(driver, "bad").await;
     a.request(1, "shared-state", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
 
@@ -433,7 +433,7 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
 #[wasm_bindgen_test]
 async fn requests_before_hello_are_refused() {
     let driver = new_driver();
-    let anonymous = Context::connect(&driver);
+    let anonymous = Context::connect(driver);
     anonymous.request(1, "x", &[]);
     assert_eq!(anonymous.recv_kind().await, ("error".into(), Some(1)));
 }
@@ -441,15 +441,15 @@ async fn requests_before_hello_are_refused() {
 #[wasm_bindgen_test]
 async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
     let driver = new_driver();
-    let first = Context::hello(&driver, "a").await;
-    let b = Context::hello(&driver, "b").await;
+    let first = Context::hello(driver, "a").await;
+    let b = Context::hello(driver, "b").await;
     first.request(1, "x", &[]);
     assert_eq!(first.recv_kind().await, ("granted".into(), Some(1)));
     b.request(1, "x", &[]);
     first.request(2, "y", &[]);
     assert_eq!(first.recv_kind().await, ("granted".into(), Some(2)));
     // The context believed the worker dead and reconnects, re-declaring everything.
-    let second = Context::hello(&driver, "a").await;
+    let second = Context::hello(driver, "a").await;
     second.send(&[
         ("type", "reclaim".into()),
         ("id", 1.into()),
@@ -474,7 +474,7 @@ async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
 /// exactly, code unit for code unit.
 async fn names_come_back_exact(names: &[&[u16]]) {
     let driver = new_driver();
-    let a = Context::hello(&driver, "a").await;
+    let a = Context::hello(driver, "a").await;
     for (i, units) in names.iter().enumerate() {
         let name: JsValue = js_sys::JsString::from_char_code(units).into();
         a.send(&[
@@ -514,15 +514,14 @@ async fn snapshot_names_come_back_exact_whether_well_formed_or_not() {
 #[wasm_bindgen_test]
 async fn requests_wait_for_watch_and_for_the_survey() {
     let driver = Driver::new("test-epoch");
-    let weak = Rc::downgrade(&driver);
-    with(&weak, |d| {
+    with(driver, |d| {
         d.service().handle_lifeline(Some("test-lifeline"))
     });
-    let a = Context::hello(&driver, "a").await;
+    let a = Context::hello(driver, "a").await;
     a.request(1, "x", &[("ifAvailable", true.into())]);
     a.send(&[("type", "query".into()), ("id", 2.into())]);
     // Nothing is decided before the survey answers; then in arrival order.
-    with(&weak, |d| d.service().handle_survey(Vec::new()));
+    with(driver, |d| d.service().handle_survey(Vec::new()));
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     let (held, _) = snapshot_rows(&a.recv().await);
     assert_eq!(held.len(), 1);
@@ -531,8 +530,8 @@ async fn requests_wait_for_watch_and_for_the_survey() {
 #[wasm_bindgen_test]
 async fn abort_of_a_granted_request_releases_it_and_old_ports_still_count() {
     let driver = new_driver();
-    let a = Context::hello(&driver, "a").await;
-    let b = Context::hello(&driver, "b").await;
+    let a = Context::hello(driver, "a").await;
+    let b = Context::hello(driver, "b").await;
     a.request(1, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     b.request(1, "x", &[]);
@@ -540,7 +539,7 @@ async fn abort_of_a_granted_request_releases_it_and_old_ports_still_count() {
     a.send(&[("type", "abort".into()), ("id", 1.into())]);
     assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
     // b reconnects on a new port; a release it had posted on the old port arrives after.
-    let b2 = Context::hello(&driver, "b").await;
+    let b2 = Context::hello(driver, "b").await;
     b.send(&[("type", "release".into()), ("id", 1.into())]);
     a.request(2, "x", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(2)));
