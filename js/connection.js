@@ -188,7 +188,7 @@ export class Connection {
   // terminated worker): hold a database open for as long as we live; the worker's pending
   // version upgrade of it goes through only once the browser has closed our connection.
   openDatabase() {
-    // The prefix is the worker's CLIENT_DB_PREFIX (src/worker/lifeline.rs): it lists these
+    // The prefix is the one the worker's loader (js/worker-entry.js) surveys: it lists these
     // databases after a restart.
     const name = `web-locks-client-${this.clientId}-${++dbCount}`;
     let request;

@@ -1,6 +1,12 @@
 // The SharedWorker's classic-script entry, appended to wasm-bindgen's `no-modules` output
 // (which defines `wasm_bindgen`). Ports that connect while the wasm loads are kept, not
 // started, so their messages wait in the port until the Rust side listens to them.
+//
+// The worker's two IndexedDB requests start here, with the wasm's fetch and compile rather
+// than after them (cold start): its lifeline `web-locks-worker-<epoch>` (held open for the
+// worker's life: its clients watch it to notice the worker's death) and the survey of the
+// contexts' databases that exist (which a restarted worker waits for; see
+// src/service/recovery.rs). serve() gets their results.
 (function () {
   'use strict';
   // For cold-start measurements (protocol `boot`): when this script started, absolute ms.
@@ -8,14 +14,44 @@
   var early = [];
   function keep(event) { early.push(event.ports[0]); }
   self.addEventListener('connect', keep);
+  // This worker's identity: its lifeline database is named after it.
+  var epoch = Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
+  var factory = self.indexedDB;
+  var opened = new Promise(function (done) {
+    // (No IndexedDB, or an open that fails, e.g. private browsing in older Firefox: clients
+    // are welcomed without a lifeline.)
+    var db = 'web-locks-worker-' + epoch;
+    try {
+      var request = factory.open(db, 1);
+      request.onsuccess = function () {
+        // Kept for the worker's life: a collected connection would be closed.
+        wasm_bindgen.lifeline = request.result;
+        done(db);
+      };
+      request.onerror = function (event) { event.preventDefault(); done(null); };
+    } catch (e) {
+      done(null);
+    }
+  });
+  // Empty where `databases()` is missing (Firefox before 126) or fails: there a restarted
+  // worker cannot know its survivors.
+  var surveyed = new Promise(function (done) { done(factory.databases()); }).then(function (infos) {
+    return infos.map(function (info) { return info.name; }).filter(function (name) {
+      return typeof name === 'string' && name.indexOf('web-locks-client-') === 0;
+    });
+  }).catch(function () { return []; });
   // The .wasm sits next to this script unless the page said where (#wasm=<url>).
   var hash = /[#&]wasm=([^&]*)/.exec(self.location.hash);
   var wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', self.location.href).href;
-  wasm_bindgen({ module_or_path: wasmUrl }).then(function () {
+  var wasmReady;
+  var loaded = wasm_bindgen({ module_or_path: wasmUrl }).then(function () {
+    wasmReady = performance.timeOrigin + performance.now();
+  });
+  Promise.all([loaded, opened, surveyed]).then(function (results) {
     self.removeEventListener('connect', keep);
-    var boot = { v: 3, type: 'boot', script: started, wasm: performance.timeOrigin + performance.now() };
+    var boot = { v: 3, type: 'boot', script: started, wasm: wasmReady };
     early.forEach(function (port) { port.postMessage(boot); });
-    wasm_bindgen.serve(early);
+    wasm_bindgen.serve(early, epoch, results[1], results[2]);
     early = null;
   }, function (error) {
     console.error('web-locks worker: cannot load ' + wasmUrl, error);

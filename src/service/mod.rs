@@ -129,8 +129,9 @@ fn local(request: RequestId) -> u32 {
 }
 
 impl Service {
-    /// A new worker's service: it starts surveying (the driver lists the databases and
-    /// answers with [`Service::handle_survey`]) and opening its lifeline.
+    /// A new worker's service: it starts surveying (the driver — in the worker, its loader —
+    /// lists the databases and answers with [`Service::handle_survey`]) and opening its
+    /// lifeline.
     pub fn new(epoch: &str) -> Service {
         Service {
             core: LockManager::new(),

@@ -10,12 +10,17 @@
 
 use alloc::string::ToString;
 use js_sys::Reflect;
-use wasm_bindgen::JsValue;
-use web_sys::IdbOpenDbRequest;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{IdbFactory, IdbOpenDbRequest};
 
-use super::lifeline::indexed_db;
 use super::listener::Listener;
 use crate::service::WatchEnd;
+
+/// The global scope's IndexedDB. (The worker's own lifeline database and the survey of
+/// existing ones are the loader's, js/worker-entry.js: they start while the wasm loads.)
+fn indexed_db() -> Result<IdbFactory, JsValue> {
+    Reflect::get(&js_sys::global(), &"indexedDB".into())?.dyn_into()
+}
 
 #[must_use = "dropping a DeathWatch stops watching"]
 pub(crate) struct DeathWatch {

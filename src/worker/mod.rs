@@ -9,9 +9,7 @@ use crate::prelude::*;
 mod codec;
 mod death_watch;
 mod driver;
-mod lifeline;
 mod listener;
-mod survey;
 #[cfg(test)]
 mod tests;
 mod timer;
@@ -22,14 +20,11 @@ use wasm_bindgen::prelude::*;
 use web_sys::{EventTarget, MessageEvent, MessagePort};
 
 use driver::{with, Driver};
-use lifeline::Lifeline;
 use listener::Listener;
 
-/// What keeps the worker serving, for the worker's life: the driver, the `connect`
-/// listener and the lifeline database its clients watch.
+/// What keeps the worker serving, for the worker's life: the `connect` listener.
 struct Serving {
     _on_connect: Listener,
-    _lifeline: Lifeline,
 }
 
 /// A value for the realm's life. A wasm32 module without threads has one thread, so a
@@ -53,15 +48,6 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     core::arch::wasm32::unreachable()
 }
 
-/// A fresh identity for this worker (its lifeline database is named after it).
-fn new_epoch() -> String {
-    let n = (js_sys::Math::random() * (1u64 << 52) as f64) as u64;
-    (0..13)
-        .rev()
-        .map(|i| char::from_digit(((n >> (4 * i)) & 0xf) as u32, 16).unwrap_or('0'))
-        .collect()
-}
-
 /// An in-process lock service for one realm (`createLockManager({ local: true })`, the
 /// `local` entry): no SharedWorker, no IndexedDB, no survivors to wait for; `port` is the
 /// worker's end of a MessageChannel whose other end the realm's glue speaks protocol v2 on.
@@ -76,18 +62,21 @@ pub fn serve_local(port: MessagePort) {
 }
 
 /// Starts serving: `early_ports` connected before the wasm was ready; later ones arrive
-/// through the global scope's `connect` event.
+/// through the global scope's `connect` event. The loader (js/worker-entry.js) names the
+/// worker (`epoch`), opened its lifeline database (`lifeline`: its name, or null where it
+/// could not) and surveyed the contexts' databases that exist (`survivors`: their names), all
+/// while the wasm loaded.
 #[wasm_bindgen]
-pub fn serve(early_ports: js_sys::Array) {
-    let epoch = new_epoch();
-    let driver = Driver::new(&epoch);
-    let lifeline = Lifeline::open(&epoch, move |db| {
-        with(driver, |d| d.service().handle_lifeline(db.as_deref()));
-    });
-    survey::client_databases(move |databases| {
-        with(driver, |d| d.service().handle_survey(databases));
-    });
+pub fn serve(early_ports: js_sys::Array, epoch: &str, lifeline: JsValue, survivors: js_sys::Array) {
+    let driver = Driver::new(epoch);
     with(driver, |d| {
+        d.service().handle_lifeline(lifeline.as_string().as_deref());
+        d.service().handle_survey(
+            survivors
+                .iter()
+                .filter_map(|name| name.as_string())
+                .collect(),
+        );
         for port in early_ports.iter() {
             d.connect(port.unchecked_into());
         }
@@ -101,6 +90,5 @@ pub fn serve(early_ports: js_sys::Array) {
     });
     *SERVING.0.borrow_mut() = Some(Serving {
         _on_connect: on_connect,
-        _lifeline: lifeline,
     });
 }
