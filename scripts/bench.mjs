@@ -23,18 +23,24 @@ async function uncontended(session) {
 
 async function handoff(session) {
   const pages = [await session.page(), await session.page()];
-  const perTab = 500;
-  const start = Date.now();
-  await Promise.all(
-    pages.map((page) =>
-      page.evaluate(async (n) => {
-        for (let i = 0; i < n; i++) {
-          await navigator.locks.request('ping-pong', () => new Promise((r) => setTimeout(r, 0)));
-        }
-      }, perTab),
-    ),
-  );
-  return (Date.now() - start) / (2 * perTab);
+  // Both tabs take the lock in turn, n times each; the callback holds it for a setTimeout(0).
+  const pingPong = async (perTab) => {
+    const start = Date.now();
+    await Promise.all(
+      pages.map((page) =>
+        page.evaluate(async (n) => {
+          for (let i = 0; i < n; i++) {
+            await navigator.locks.request('ping-pong', () => new Promise((r) => setTimeout(r, 0)));
+          }
+        }, perTab),
+      ),
+    );
+    return (Date.now() - start) / (2 * perTab);
+  };
+  await pingPong(200); // warm up, as for the uncontended row
+  const rounds = [];
+  for (let r = 0; r < 3; r++) rounds.push(await pingPong(500));
+  return median(rounds);
 }
 
 async function query10k(session) {
@@ -74,7 +80,7 @@ async function coldStart(env, impl) {
     await session.close();
   }
   if (impl === 'polyfill') {
-    for (const key of ['start', 'construct', 'script', 'wasm', 'welcome']) {
+    for (const key of ['start', 'construct', 'script', 'wasm', 'welcome', 'watch']) {
       coldSteps[key] = median(steps.map((s) => s[key]));
     }
     coldSteps.grant = median(times);
@@ -116,6 +122,58 @@ async function contention(session, tabs = 20, windowMs = 3000) {
   };
 }
 
+// The floors: what the platform costs here with no lock logic at all, for reading the ratios
+// above (tests/e2e/echo-worker.js, tests/e2e/cold-floor.html).
+async function floors(env) {
+  const session = await newSession(env, 'native');
+  const [a, b] = [await session.page(), await session.page()];
+  const echo = await a.evaluate(async () => {
+    const port = new SharedWorker('/tests/e2e/echo-worker.js').port;
+    const once = () => new Promise((r) => { port.onmessage = r; port.postMessage('echo'); });
+    const run = async (n) => {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) await once();
+      return (performance.now() - t0) / n;
+    };
+    await run(200);
+    const rounds = [];
+    for (let r = 0; r < 5; r++) rounds.push(await run(1000));
+    return rounds.sort((x, y) => x - y)[2];
+  });
+  // Two tabs pass one token through the worker, each holding it for a setTimeout(0) as the
+  // handoff benchmark's callbacks do: per hop, the cost of a handoff without a lock manager.
+  const hops = 1000;
+  const relay = (page, first) =>
+    page.evaluate(
+      ([first, hops]) =>
+        new Promise((done) => {
+          const port = new SharedWorker('/tests/e2e/echo-worker.js').port;
+          port.postMessage('join');
+          port.onmessage = ({ data }) => {
+            // (The last hop's receiver passes it on once more, so that both tabs finish.)
+            if (data >= hops) return port.postMessage(data + 1), done();
+            setTimeout(() => port.postMessage(data + 1), 0);
+          };
+          if (first) setTimeout(() => port.postMessage(0), 100);
+        }),
+      [first, hops],
+    );
+  const t0 = Date.now();
+  await Promise.all([relay(a, false), relay(b, true)]);
+  const hop = (Date.now() - t0 - 100) / hops;
+  await session.close();
+  const cold = { echoed: [], imported: [] };
+  for (let r = 0; r < 7; r++) {
+    const fresh = await newSession(env, 'native');
+    const page = await fresh.page('/tests/e2e/cold-floor.html');
+    await page.waitForFunction(() => window.echoed !== undefined);
+    cold.echoed.push(await page.evaluate(() => window.echoed));
+    cold.imported.push(await page.evaluate(() => window.imported));
+    await fresh.close();
+  }
+  return { echo, hop, echoed: median(cold.echoed), imported: median(cold.imported) };
+}
+
 async function distSizes() {
   const rows = [];
   for (const file of (await readdir('dist')).sort()) {
@@ -142,6 +200,7 @@ for (const impl of IMPLS) {
   results[impl]['20 tabs on one lock: longest wait (ms)'] = maxWait;
   results[impl]['cold start: page load → first grant (ms)'] = await coldStart(env, impl);
 }
+const floor = await floors(env);
 await env.close();
 
 const pad = (s, n) => String(s).padEnd(n);
@@ -155,12 +214,24 @@ console.log('\ncold start, polyfill: when each step happened (medians, ms from n
 for (const [key, what] of [
   ['start', 'the page\'s module script runs'],
   ['construct', 'polyfill imported, lock worker constructed'],
+  ['watch', 'the page\'s liveness database open'],
   ['script', 'worker script starts'],
   ['wasm', 'wasm fetched, compiled, instantiated'],
   ['welcome', 'welcome (worker\'s lifeline open)'],
   ['grant', 'first grant'],
 ]) {
   console.log(`  ${pad(what, 44)}${coldSteps[key].toFixed(1)}`);
+}
+
+const native = results.native;
+console.log('\nfloors: the platform alone here (a bare SharedWorker, no lock logic), vs native');
+for (const [what, ms, versus] of [
+  ['echo round trip to a SharedWorker (ms)', floor.echo, native['uncontended request→callback→release (ms/op)']],
+  ['two tabs relaying a token through it (ms/hop)', floor.hop, native['two-tab handoff (ms/grant)']],
+  ['page load → its first reply, fresh context (ms)', floor.echoed, native['cold start: page load → first grant (ms)']],
+  ['page load → a one-line module imported (ms)', floor.imported, native['cold start: page load → first grant (ms)']],
+]) {
+  console.log(`  ${pad(what, 50)}${pad(ms.toFixed(3), 12)}${(ms / versus).toFixed(2)}× native's row above`);
 }
 
 console.log(`\n${pad('dist file', 28)}${pad('bytes', 10)}gzip -9`);
