@@ -20,10 +20,6 @@ mod prelude {
     pub use alloc::vec::Vec;
 }
 
-/// Hash maps with FxHash: one implementation (hashbrown) on every target, for the core's
-/// tables, which must stay O(1) however many names and clients there are.
-pub(crate) type FxHashMap<K, V> = hashbrown::HashMap<K, V, rustc_hash::FxBuildHasher>;
-
 pub mod core;
 /// The shipped module's allocator (natively only for its tests).
 #[cfg(any(

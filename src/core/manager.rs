@@ -7,9 +7,9 @@ use alloc::collections::VecDeque;
 use alloc::rc::Rc;
 
 use crate::table::Table;
-use crate::FxHashMap;
 
-use super::id_hash::IdMap;
+use super::entries::Entries;
+use super::index::Index;
 
 use super::resource::{
     push_back, push_front, unlink, Ends, Entry, Link, List, Member, Members, Node, Resource,
@@ -34,13 +34,13 @@ pub struct LockManager {
     /// §2.5 lock request queue map together with the held lock set, split by name: each
     /// name's [`Resource`] by its index in `slots`. A name is present only while it has a
     /// holder or a queued request; requests refer to their names' resources by index, so
-    /// only `intern` hashes a name.
-    resources: FxHashMap<Rc<[u16]>, u32>,
+    /// only `intern` and `find` hash a name.
+    resources: Index,
     slots: Vec<Resource>,
     /// Indices of unused `slots`.
     free: Vec<u32>,
     /// Every pending or held request by id, with its links (see `resource.rs`).
-    entries: IdMap<Entry>,
+    entries: Entries,
     /// Each client's live requests in request order, for §2.6 (contexts are few: a table).
     clients: Table<ClientId, Ends>,
     /// Every pending request in request order, and the held lock set in grant order.
@@ -51,6 +51,17 @@ pub struct LockManager {
     actions: VecDeque<Action>,
     /// Counts sweeps over names (§2.6, steals), to visit each affected name once.
     sweeps: u64,
+}
+
+/// A name's hash: FNV-1a over its code units, then mixed so that the low bits (an index's
+/// bucket) depend on every unit.
+fn name_hash(name: &[u16]) -> u32 {
+    let mut hash = 0x811C_9DC5_u32;
+    for &unit in name {
+        hash = (hash ^ u32::from(unit)).wrapping_mul(0x0100_0193);
+    }
+    hash = (hash ^ (hash >> 15)).wrapping_mul(0x2C1B_3C6D);
+    hash ^ (hash >> 12)
 }
 
 /// A request's node on the manager-wide and client lists.
@@ -323,10 +334,11 @@ impl LockManager {
 
     /// §2.5 get the lock request queue: the name's resource, created if missing.
     fn intern(&mut self, name: &[u16]) -> u32 {
-        if let Some(&index) = self.resources.get(name) {
+        let hash = name_hash(name);
+        if let Some(index) = self.lookup(hash, name) {
             return index;
         }
-        let resource = Resource::new(Rc::from(name));
+        let resource = Resource::new(Rc::from(name), hash);
         let index = match self.free.pop() {
             Some(index) => {
                 self.slots[index as usize] = resource;
@@ -337,14 +349,19 @@ impl LockManager {
                 (self.slots.len() - 1) as u32
             }
         };
-        self.resources
-            .insert(self.slots[index as usize].name.clone(), index);
+        self.resources.insert(hash, index);
         index
+    }
+
+    /// The index of the resource of `name`, whose hash is `hash`, if it has one.
+    fn lookup(&self, hash: u32, name: &[u16]) -> Option<u32> {
+        self.resources
+            .find(hash, |index| *self.slots[index as usize].name == *name)
     }
 
     /// The name's resource, if it has one.
     fn find(&self, name: &[u16]) -> Option<&Resource> {
-        let index = *self.resources.get(name)?;
+        let index = self.lookup(name_hash(name), name)?;
         Some(&self.slots[index as usize])
     }
 
@@ -539,7 +556,7 @@ impl LockManager {
         for index in names {
             let resource = &mut self.slots[index as usize];
             if resource.is_empty() && !resource.name.is_empty() {
-                self.resources.remove(&resource.name);
+                self.resources.remove(resource.hash, index);
                 *resource = Resource::default();
                 self.free.push(index);
             }

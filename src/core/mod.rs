@@ -10,7 +10,8 @@
 //! [`RequestId`] per `request()` call. A granted request becomes a lock with the same id, so
 //! "lock id" and "request id" are one number (every request yields at most one lock).
 
-mod id_hash;
+mod entries;
+mod index;
 mod manager;
 mod resource;
 mod types;

@@ -13,7 +13,7 @@
 use alloc::boxed::Box;
 use alloc::rc::Rc;
 
-use super::id_hash::IdMap;
+use super::entries::Entries;
 use super::types::{ClientId, Mode, RequestId};
 
 /// One request on one list: on a name's list, `slot` says which of its names (an index into
@@ -154,7 +154,7 @@ impl Entry {
     }
 }
 
-fn links(entries: &mut IdMap<Entry>, node: Node, list: List) -> &mut Links {
+fn links(entries: &mut Entries, node: Node, list: List) -> &mut Links {
     entries
         .get_mut(&node.id)
         .expect("a linked request has an entry")
@@ -162,7 +162,7 @@ fn links(entries: &mut IdMap<Entry>, node: Node, list: List) -> &mut Links {
 }
 
 /// Appends `node` (whose entry exists) to `ends`.
-pub(crate) fn push_back(entries: &mut IdMap<Entry>, ends: &mut Ends, node: Node, list: List) {
+pub(crate) fn push_back(entries: &mut Entries, ends: &mut Ends, node: Node, list: List) {
     *links(entries, node, list) = Links {
         prev: ends.tail,
         next: None,
@@ -175,7 +175,7 @@ pub(crate) fn push_back(entries: &mut IdMap<Entry>, ends: &mut Ends, node: Node,
 }
 
 /// Prepends `node` (whose entry exists) to `ends`.
-pub(crate) fn push_front(entries: &mut IdMap<Entry>, ends: &mut Ends, node: Node, list: List) {
+pub(crate) fn push_front(entries: &mut Entries, ends: &mut Ends, node: Node, list: List) {
     *links(entries, node, list) = Links {
         prev: None,
         next: ends.head,
@@ -188,7 +188,7 @@ pub(crate) fn push_front(entries: &mut IdMap<Entry>, ends: &mut Ends, node: Node
 }
 
 /// Removes `node` (whose entry exists) from `ends`.
-pub(crate) fn unlink(entries: &mut IdMap<Entry>, ends: &mut Ends, node: Node, list: List) {
+pub(crate) fn unlink(entries: &mut Entries, ends: &mut Ends, node: Node, list: List) {
     let Links { prev, next } = core::mem::take(links(entries, node, list));
     match prev {
         Some(prev) => links(entries, prev, list).next = next,
@@ -204,6 +204,8 @@ pub(crate) fn unlink(entries: &mut IdMap<Entry>, ends: &mut Ends, node: Node, li
 #[derive(Debug, Default)]
 pub(crate) struct Resource {
     pub(crate) name: Rc<[u16]>,
+    /// The name's hash, under which the manager's index has it.
+    pub(crate) hash: u32,
     pub(crate) queue: Ends,
     pub(crate) held: Ends,
     /// How many locks of this name are held, and their mode (all share it: an exclusive
@@ -224,9 +226,10 @@ pub(crate) struct Resource {
 }
 
 impl Resource {
-    pub(crate) fn new(name: Rc<[u16]>) -> Resource {
+    pub(crate) fn new(name: Rc<[u16]>, hash: u32) -> Resource {
         Resource {
             name,
+            hash,
             ..Resource::default()
         }
     }
