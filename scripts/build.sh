@@ -20,8 +20,12 @@ wasm-bindgen --target no-modules --no-typescript --out-dir pkg --out-name web_lo
 # The post-MVP features current rustc emits; the README's browser floor supports all of them.
 # Import, module and export names are minified too: the map goes to pkg/names.json, for the
 # glue (scripts/bundle.mjs). The producers and target-features sections only describe the build.
-node_modules/.bin/wasm-opt -Oz --enable-sign-ext --enable-mutable-globals --enable-bulk-memory \
-  --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
-  --strip-producers --strip-target-features --minify-imports-and-exports-and-modules \
+features="--enable-sign-ext --enable-mutable-globals --enable-bulk-memory \
+  --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue"
+# `--flatten --rereloop` first and `--converge`: ~200 B less gzip than plain -Oz (measured).
+node_modules/.bin/wasm-opt $features --flatten --rereloop -Oz --converge \
+  pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm
+node_modules/.bin/wasm-opt $features --strip-producers --strip-target-features \
+  --minify-imports-and-exports-and-modules \
   pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm >pkg/names.json
 node scripts/bundle.mjs
