@@ -8,6 +8,5 @@ export const { install, createLockManager, LockManager, Lock } = makeApi({
   service: () => import('./web-locks-service.js'),
 });
 
-export { findDeadlocks } from './deadlocks.js';
-// The non-standard extension (README "Extensions"): atomic multi-name requests, timeouts.
-export { queryScopes, requestAll } from './scopes.js';
+// For the extension's entry, 'web-locks-polyfill/scopes' (js/scopes.js): not public API.
+export { __internals } from './internals.js';

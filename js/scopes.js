@@ -3,9 +3,22 @@
 // lock manager of this package a scope is one request to the lock worker, granted atomically;
 // on any other (the browser's own) its names are taken one by one in sorted order.
 
-import { abortReason, domException, reasons } from './errors.js';
-import { checkRequest, connectionOf, readArguments, scopeRuns, sendRequest } from './lock-manager.js';
-import { toDOMString, toLockOptions } from './webidl.js';
+// (The entry 'web-locks-polyfill/scopes'; it takes the internals it shares with the main
+// entry from there, see js/internals.js.)
+import { __internals } from './internals.js';
+
+const {
+  abortReason,
+  domException,
+  reasons,
+  checkRequest,
+  connectionOf,
+  readArguments,
+  scopeRuns,
+  sendRequest,
+  toDOMString,
+  toLockOptions,
+} = __internals;
 
 const defaultManager = () => globalThis.navigator && navigator.locks;
 const timeoutError = (ms) => domException('TimeoutError', `Not granted within ${ms} ms.`);

@@ -51,10 +51,19 @@ await writeFile('dist/web-locks-service.js', glueModule.code + service.code);
 // The entries that load the service do so by import(): it stays a file (a chunk) of its own.
 const lazy = ['./web-locks-service.js'];
 await build({ ...common, entryPoints: ['js/index.js'], format: 'esm', outfile: 'dist/index.js', external: lazy });
-// auto.js and local.js import ./index.js rather than a copy: one LockManager class per page.
-for (const [entry, out] of [['auto', 'auto'], ['local-entry', 'local']]) {
-  await build({ ...common, entryPoints: [`js/${entry}.js`], format: 'esm', outfile: `dist/${out}.js`, external: ['./index.js'] });
+// auto.js, local.js and scopes.js import ./index.js rather than a copy: one LockManager class
+// per page. (scopes.js reaches the internals it shares through index.js: js/internals.js.)
+const viaIndex = {
+  name: 'via-index',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/(index|internals)\.js$/ }, () => ({ path: './index.js', external: true }));
+  },
+};
+for (const [entry, out] of [['auto', 'auto'], ['local-entry', 'local'], ['scopes', 'scopes']]) {
+  await build({ ...common, entryPoints: [`js/${entry}.js`], format: 'esm', outfile: `dist/${out}.js`, plugins: [viaIndex] });
 }
+// The deadlock detector ('web-locks-polyfill/deadlocks') stands alone.
+await build({ ...common, entryPoints: ['js/deadlocks.js'], format: 'esm', outfile: 'dist/deadlocks.js' });
 await build({ ...common, entryPoints: ['js/global.js'], format: 'iife', outfile: 'dist/web-locks.global.js' });
 // The Vite plugin runs in Node (Vite's config): plain ESM, no browser targets.
 await build({ ...common, entryPoints: ['js/vite.js'], format: 'esm', outfile: 'dist/vite.js', target: 'node18', minify: false });

@@ -2,7 +2,9 @@
 // same work without one, with the package's requestAll), and a live inspector of query(),
 // grouped by request (queryScopes), with the package's deadlock detector.
 // ?impl=native|polyfill.
-import { findDeadlocks, install, queryScopes, requestAll } from '/dist/index.js';
+import { install } from '/dist/index.js';
+import { findDeadlocks } from '/dist/deadlocks.js';
+import { queryScopes, requestAll } from '/dist/scopes.js';
 
 const impl = new URLSearchParams(location.search).get('impl') === 'native' ? 'native' : 'polyfill';
 const $ = (id) => document.getElementById(id);

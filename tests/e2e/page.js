@@ -36,7 +36,7 @@ const T = {
   // says `granted:<key>:<names joined by ,>:<mode>`. `options.native`: the browser's own
   // navigator.locks as `manager` (the fallback path).
   async holdAll(key, names, options = {}) {
-    const { requestAll } = await import('/dist/index.js');
+    const { requestAll } = await import('/dist/scopes.js');
     if (options.native) options = { ...options, manager: navigator.locks, native: undefined };
     track(key, requestAll(names, signalOf(key, options), callback(key)));
   },
@@ -112,7 +112,7 @@ const T = {
   // own manager).
   async soak(tab, sections, names = 'soak', native = false) {
     const db = await soakDb();
-    const { requestAll } = await import('/dist/index.js');
+    const { requestAll } = await import('/dist/scopes.js');
     const take = Array.isArray(names)
       ? (fn) => requestAll(names, native ? { manager: navigator.locks } : {}, fn)
       : (fn) => navigator.locks.request(names, fn);

@@ -73,7 +73,7 @@ describe(`${where}polyfill: recovery`, () => {
     const holdAll = (page, key, names) => page.evaluate(([k, n]) => T.holdAll(k, n), [key, names]);
     const scopes = (page) =>
       page.evaluate(async () => {
-        const { queryScopes } = await import('/dist/index.js');
+        const { queryScopes } = await import('/dist/scopes.js');
         const { held, pending } = await queryScopes();
         const row = (s) => `${s.names.join('+')}:${s.mode}`;
         return { held: held.map(row), pending: pending.map(row) };

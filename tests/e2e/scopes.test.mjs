@@ -36,7 +36,7 @@ const clientId = (page) =>
   });
 const queryScopes = (page, clients) =>
   page.evaluate(async () => {
-    const { queryScopes } = await import('/dist/index.js');
+    const { queryScopes } = await import('/dist/scopes.js');
     return queryScopes();
   }).then(async (state) => {
     const ids = {};
@@ -100,7 +100,7 @@ const CASES = {
 
 async function settle(page, code) {
   return page.evaluate(async (code) => {
-    const { requestAll } = await import('/dist/index.js');
+    const { requestAll } = await import('/dist/scopes.js');
     try {
       const p = new Function('requestAll', `return ${code}`)(requestAll);
       if (!(p instanceof Promise)) return 'not a promise';
@@ -131,7 +131,7 @@ for (const impl of IMPLS) {
     }
     it('ifAvailable, not available: the callback gets null and nothing stays held', async () => {
       const result = await page.evaluate(async () => {
-        const { requestAll } = await import('/dist/index.js');
+        const { requestAll } = await import('/dist/scopes.js');
         let release;
         const holder = navigator.locks.request('ia-y', () => new Promise((r) => (release = r)));
         const got = await requestAll(['ia-x', 'ia-y'], { ifAvailable: true }, (s) => s);
@@ -177,7 +177,7 @@ for (const impl of IMPLS) {
       await hold(a, 'a', 'ty');
       await until(a, 'granted:a:ty:exclusive');
       const outcome = await b.evaluate(async () => {
-        const { requestAll } = await import('/dist/index.js');
+        const { requestAll } = await import('/dist/scopes.js');
         const t0 = performance.now();
         try {
           await requestAll(['tx', 'ty'], { timeout: 200, manager: navigator.locks }, () => 'granted');
@@ -204,7 +204,7 @@ for (const impl of IMPLS) {
       await hold(a, 'a', 't0y');
       await until(a, 'granted:a:t0y:exclusive');
       const outcome = await b.evaluate(async () => {
-        const { requestAll } = await import('/dist/index.js');
+        const { requestAll } = await import('/dist/scopes.js');
         const settle = (p) => p.then((v) => `resolved:${v}`, (e) => `rejected:${e instanceof DOMException}:${e.name}`);
         const options = { timeout: 0, manager: navigator.locks, signal: new AbortController().signal };
         return [
@@ -234,7 +234,7 @@ for (const impl of IMPLS) {
     it('requestAll with a timeout beyond setTimeout (2^31 ms or more) does not fire', async () => {
       const [a] = await fresh(1);
       const outcome = await a.evaluate(async () => {
-        const { requestAll } = await import('/dist/index.js');
+        const { requestAll } = await import('/dist/scopes.js');
         let release;
         const holder = navigator.locks.request('tbig', () => new Promise((r) => (release = r)));
         const log = [];
@@ -453,7 +453,8 @@ describe(`${where}polyfill: requestAll, atomic`, () => {
   it('a scope on a lock manager of createLockManager() is atomic too, and excludes navigator.locks', async () => {
     const [a] = await fresh(1);
     const result = await a.evaluate(async () => {
-      const { createLockManager, requestAll } = await import('/dist/index.js');
+      const { createLockManager } = await import('/dist/index.js');
+      const { requestAll } = await import('/dist/scopes.js');
       const own = createLockManager();
       let release;
       const held = navigator.locks.request('m2', () => new Promise((r) => (release = r)));

@@ -22,9 +22,11 @@ function run(code, { timeout = 60_000 } = {}) {
   });
 }
 
-it('index: imports; install() does nothing and returns undefined; createLockManager() rejects only when used', async () => {
+it('index, deadlocks, scopes: import; install() does nothing and returns undefined; createLockManager() rejects only when used', async () => {
   const { out, stderr } = await run(`
-    const { install, createLockManager, LockManager, Lock, findDeadlocks } = await import('./index.js');
+    const { install, createLockManager, LockManager, Lock } = await import('./index.js');
+    const { findDeadlocks } = await import('./deadlocks.js');
+    const { requestAll, queryScopes } = await import('./scopes.js');
     const installed = install();
     const forced = install({ force: true });
     const manager = createLockManager();
@@ -32,7 +34,8 @@ it('index: imports; install() does nothing and returns undefined; createLockMana
     console.log(JSON.stringify({
       installed: installed === undefined, forced: forced === undefined,
       navigator: typeof globalThis.navigator, globals: typeof globalThis.LockManager + typeof globalThis.Lock,
-      manager: manager instanceof LockManager, types: [typeof Lock, typeof findDeadlocks],
+      manager: manager instanceof LockManager,
+      types: [typeof Lock, typeof findDeadlocks, typeof requestAll, typeof queryScopes],
       request: await outcome(manager.request('x', () => 1)),
       query: await outcome(manager.query()),
     }));
@@ -42,7 +45,7 @@ it('index: imports; install() does nothing and returns undefined; createLockMana
   assert.equal(out.navigator, 'undefined');
   assert.equal(out.globals, 'undefinedundefined');
   assert.equal(out.manager, true);
-  assert.deepEqual(out.types, ['function', 'function']);
+  assert.deepEqual(out.types, ['function', 'function', 'function', 'function']);
   assert.match(out.request, /^NotSupportedError: .*no lock worker.*createLockManager\(\{ local: true \}\)/);
   assert.match(out.query, /^NotSupportedError: /);
   assert.equal(stderr, '');

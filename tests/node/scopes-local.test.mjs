@@ -4,7 +4,8 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 
-const { createLockManager, queryScopes, requestAll } = await import('../../dist/index.js');
+const { createLockManager } = await import('../../dist/index.js');
+const { queryScopes, requestAll } = await import('../../dist/scopes.js');
 const one = createLockManager({ local: true });
 const two = createLockManager({ local: true });
 

@@ -1,15 +1,7 @@
 // Compiled with tsc (npm test): the package's types work with TypeScript's DOM types.
-import {
-  createLockManager,
-  findDeadlocks,
-  install,
-  Lock as LockClass,
-  queryScopes,
-  requestAll,
-  type Deadlock,
-  type LockScope,
-  type ScopeInfo,
-} from 'web-locks-polyfill';
+import { createLockManager, install, Lock as LockClass } from 'web-locks-polyfill';
+import { findDeadlocks, type Deadlock } from 'web-locks-polyfill/deadlocks';
+import { queryScopes, requestAll, type LockScope, type ScopeInfo } from 'web-locks-polyfill/scopes';
 import 'web-locks-polyfill/auto';
 import 'web-locks-polyfill/local';
 import webLocks from 'web-locks-polyfill/vite';

@@ -1,7 +1,8 @@
 // The page script of the fixture apps (Vite, webpack, static): the package as users import
 // it, and a small T for the tests to drive.
 import 'web-locks-polyfill/auto';
-import { createLockManager, findDeadlocks } from 'web-locks-polyfill';
+import { createLockManager } from 'web-locks-polyfill';
+import { findDeadlocks } from 'web-locks-polyfill/deadlocks';
 
 const getter = Object.getOwnPropertyDescriptor(Navigator.prototype, 'locks').get;
 let release;

@@ -1,5 +1,6 @@
 // Compiled with tsc (npm test): the package's types with no DOM lib and no @types/node.
-import { install, requestAll } from 'web-locks-polyfill';
+import { install } from 'web-locks-polyfill';
+import { requestAll } from 'web-locks-polyfill/scopes';
 import 'web-locks-polyfill/local';
 
 const locks: LockManager = install({ local: true });

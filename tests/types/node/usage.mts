@@ -1,5 +1,7 @@
 // Compiled with tsc (npm test): the package's types in a Node project, without the DOM lib.
-import { createLockManager, findDeadlocks, install, LockManager as LockManagerClass, queryScopes, requestAll } from 'web-locks-polyfill';
+import { createLockManager, install, LockManager as LockManagerClass } from 'web-locks-polyfill';
+import { findDeadlocks } from 'web-locks-polyfill/deadlocks';
+import { queryScopes, requestAll } from 'web-locks-polyfill/scopes';
 import 'web-locks-polyfill/auto';
 import 'web-locks-polyfill/local';
 import 'web-locks-polyfill/global';
