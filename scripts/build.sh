@@ -9,11 +9,13 @@ source scripts/env.sh
 # no panic message and no `core::fmt` is linked (the precompiled core's panic paths format).
 # RUSTC_BOOTSTRAP unlocks the unstable flags on that stable compiler; scripts/setup.sh
 # installs it and the wasm-ld of its LLVM. `-Zlocation-detail=none`: no source paths for
-# `#[track_caller]` locations nobody prints.
+# `#[track_caller]` locations nobody prints. Without reference types, wasm-bindgen keeps JS
+# values in a JS-side heap rather than a wasm table: ~0.6 KB gzip less for wasm and glue
+# together (measured).
 rustc=/usr/bin/rustc
 llvm=$("$rustc" -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
 RUSTC_BOOTSTRAP=1 RUSTC=$rustc CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="wasm-ld-$llvm" \
-  RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none" \
+  RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Ctarget-feature=-reference-types" \
   /usr/bin/cargo build --quiet --release --target wasm32-unknown-unknown -Zbuild-std=core,alloc
 wasm-bindgen --target no-modules --no-typescript --out-dir pkg --out-name web_locks \
   target/wasm32-unknown-unknown/release/web_locks.wasm
@@ -21,7 +23,7 @@ wasm-bindgen --target no-modules --no-typescript --out-dir pkg --out-name web_lo
 # Import, module and export names are minified too: the map goes to pkg/names.json, for the
 # glue (scripts/bundle.mjs). The producers and target-features sections only describe the build.
 features="--enable-sign-ext --enable-mutable-globals --enable-bulk-memory \
-  --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue"
+  --enable-nontrapping-float-to-int --enable-multivalue"
 # `--flatten --rereloop` first and `--converge`: ~200 B less gzip than plain -Oz (measured).
 node_modules/.bin/wasm-opt $features --flatten --rereloop -Oz --converge \
   pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm
