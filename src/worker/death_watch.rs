@@ -10,16 +10,26 @@
 
 use alloc::string::ToString;
 use js_sys::Reflect;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
 use web_sys::{IdbFactory, IdbOpenDbRequest};
 
 use super::listener::Listener;
 use crate::service::WatchEnd;
 
-/// The global scope's IndexedDB. (The worker's own lifeline database and the survey of
-/// existing ones are the loader's, js/worker-entry.js: they start while the wasm loads.)
+#[wasm_bindgen]
+extern "C" {
+    /// The global scope's IndexedDB, where there is one. (The worker's own lifeline database
+    /// and the survey of existing ones are the loader's, js/worker-entry.js: they start
+    /// while the wasm loads.)
+    #[wasm_bindgen(thread_local_v2, js_name = indexedDB)]
+    static INDEXED_DB: Option<IdbFactory>;
+}
+
 fn indexed_db() -> Result<IdbFactory, JsValue> {
-    Reflect::get(&js_sys::global(), &"indexedDB".into())?.dyn_into()
+    INDEXED_DB
+        .with(Option::clone)
+        .ok_or_else(|| "no IndexedDB".into())
 }
 
 #[must_use = "dropping a DeathWatch stops watching"]

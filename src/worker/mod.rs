@@ -35,6 +35,13 @@ unsafe impl<T> Sync for ForRealm<T> {}
 
 static SERVING: ForRealm<Option<Serving>> = ForRealm(RefCell::new(None));
 
+#[wasm_bindgen]
+extern "C" {
+    /// The SharedWorker's global scope, where `connect` events arrive.
+    #[wasm_bindgen(thread_local_v2, js_name = self)]
+    static SCOPE: EventTarget;
+}
+
 #[cfg(feature = "no-std-module")]
 #[global_allocator]
 static ALLOCATOR: crate::heap::Global = crate::heap::Global::new();
@@ -81,8 +88,7 @@ pub fn serve(early_ports: js_sys::Array, epoch: &str, lifeline: JsValue, survivo
             d.connect(port.unchecked_into());
         }
     });
-    let global: EventTarget = js_sys::global().unchecked_into();
-    let on_connect = Listener::new(&global, "connect", move |event| {
+    let on_connect = Listener::new(&SCOPE.with(EventTarget::clone), "connect", move |event| {
         let ports = event.unchecked_into::<MessageEvent>().ports();
         if let Ok(port) = ports.get(0).dyn_into::<MessagePort>() {
             with(driver, |d| d.connect(port));

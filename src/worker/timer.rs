@@ -1,20 +1,24 @@
 //! A one-shot `setTimeout` owned by a value: dropping it clears the timeout and frees the
-//! closure. Bound through the global object so it works in any worker.
+//! closure. The global functions, as every worker (and Node) has them.
 
-use js_sys::{Function, Reflect};
+use js_sys::Function;
 use wasm_bindgen::closure::Closure;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(callback: &Function, millis: u32) -> JsValue;
+
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(handle: &JsValue);
+}
 
 #[must_use = "dropping a Timer cancels it"]
 pub(crate) struct Timer {
     handle: JsValue,
     _callback: Closure<dyn FnMut()>,
-}
-
-fn global_fn(name: &str) -> Function {
-    Reflect::get(&js_sys::global(), &name.into())
-        .unwrap_or_else(|_| panic!("no timers in this global"))
-        .unchecked_into()
 }
 
 impl Timer {
@@ -25,9 +29,7 @@ impl Timer {
                 f();
             }
         });
-        let handle = global_fn("setTimeout")
-            .call2(&JsValue::UNDEFINED, callback.as_ref(), &millis.into())
-            .unwrap_or_else(|_| panic!("setTimeout threw"));
+        let handle = set_timeout(callback.as_ref().unchecked_ref(), millis);
         Timer {
             handle,
             _callback: callback,
@@ -37,6 +39,6 @@ impl Timer {
 
 impl Drop for Timer {
     fn drop(&mut self) {
-        let _ = global_fn("clearTimeout").call1(&JsValue::UNDEFINED, &self.handle);
+        clear_timeout(&self.handle);
     }
 }
