@@ -3,32 +3,19 @@
 // lock manager of this package a scope is one request to the lock worker, granted atomically;
 // on any other (the browser's own) its names are taken one by one in sorted order.
 
-// (The entry 'web-locks-polyfill/scopes'; it takes the internals it shares with the main
-// entry from there, see js/internals.js.)
-import { __internals } from './internals.js';
-
-const {
-  abortReason,
-  domException,
-  reasons,
-  checkRequest,
-  connectionOf,
-  readArguments,
-  scopeRuns,
-  sendRequest,
-  toDOMString,
-  toLockOptions,
-} = __internals;
+// (The entry 'web-locks-polyfill/scopes': the internals it shares with the main entry come
+// from there, see js/internals.js.)
+import { __internals as internals } from './internals.js';
 
 const defaultManager = () => globalThis.navigator && navigator.locks;
-const timeoutError = (ms) => domException('TimeoutError', `Not granted within ${ms} ms.`);
+const timeoutError = (ms) => internals.domException('TimeoutError', `Not granted within ${ms} ms.`);
 
 // sequence<DOMString>: an iterable object (spreading throws the TypeError for any other
 // object), each item converted with ToString. The scope is the set of them, sorted by UTF-16
 // code units, frozen; it must not be empty.
 function toScope(value) {
   if (Object(value) !== value) throw new TypeError('requestAll: names must be an iterable object');
-  const names = [...new Set([...value].map(toDOMString))].sort();
+  const names = [...new Set([...value].map(internals.toDOMString))].sort();
   if (!names.length) throw new TypeError('requestAll: no names');
   return Object.freeze(names);
 }
@@ -36,7 +23,7 @@ function toScope(value) {
 // A dictionary inheriting LockOptions: the inherited members read as request() reads them,
 // then its own — `manager`, and `timeout`, a double (finite) that must not be negative.
 function toScopeOptions(value) {
-  const options = toLockOptions(value);
+  const options = internals.toLockOptions(value);
   if (value != null) {
     options.manager = value.manager;
     const timeout = value.timeout;
@@ -54,13 +41,13 @@ function toScopeOptions(value) {
 // failure is a rejection. `options` is named so that requestAll.length is 2, as request's.
 export function requestAll(names, options) {
   try {
-    const [scope, opts, callback] = readArguments(arguments, 'requestAll', toScope, toScopeOptions);
+    const [scope, opts, callback] = internals.readArguments(arguments, 'requestAll', toScope, toScopeOptions);
     const manager = opts.manager === undefined ? defaultManager() : opts.manager;
-    const connection = connectionOf(manager);
+    const connection = internals.connectionOf(manager);
     if (!connection && !(manager && typeof manager.request === 'function')) {
       throw new TypeError('requestAll: no lock manager');
     }
-    checkRequest(scope, opts);
+    internals.checkRequest(scope, opts);
     const lock = Object.freeze({ names: scope, mode: opts.mode });
     // `timeout: 0` tries once: granted if grantable now (as ifAvailable), else TimeoutError
     // (answered at once: no timer, and a signal has nothing to abort).
@@ -76,7 +63,7 @@ export function requestAll(names, options) {
       return callback(held);
     };
     const promise = connection
-      ? sendRequest(connection, { names: scope }, lock, run, opts)
+      ? internals.sendRequest(connection, { names: scope }, lock, run, opts)
       : nest(manager, scope, opts, lock, run);
     promise.then(stop, stop);
     return promise;
@@ -95,10 +82,10 @@ function deadline(options) {
   const controller = new AbortController();
   const abort = (reason) => {
     stop();
-    reasons.set(controller.signal, reason);
+    internals.reasons.set(controller.signal, reason);
     controller.abort(reason);
   };
-  const follow = () => abort(abortReason(signal));
+  const follow = () => abort(internals.abortReason(signal));
   const timer = timeout < 2 ** 31 && setTimeout(() => abort(timeoutError(timeout)), timeout);
   const stop = () => {
     clearTimeout(timer);
@@ -126,7 +113,7 @@ function nest(manager, names, { mode, ifAvailable, steal, signal }, lock, run) {
 // entry across its names. (On a lock manager not of this package, each entry is its own.)
 export function queryScopes(manager = defaultManager()) {
   return new Promise((resolve) => resolve(manager.query())).then((snapshot) => {
-    const runs = scopeRuns.get(snapshot) || [];
+    const runs = internals.scopeRuns.get(snapshot) || [];
     const group = (list, more = []) => {
       const out = [];
       list.forEach(({ name, mode, clientId }, i) => {
