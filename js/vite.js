@@ -4,7 +4,9 @@
 // there. Kept out of the optimizer, the package is served from its own directory, so the
 // worker and the .wasm are found next to it, at one URL for every page of the dev server.
 // (Builds need nothing: Vite emits both as assets.)
-const ENTRIES = ['', '/auto', '/local'];
+// (Every entry, those that import the main one included: a pre-bundled copy of it would be
+// a second package on the page.)
+const ENTRIES = ['', '/auto', '/local', '/scopes', '/deadlocks'];
 
 export default function webLocks() {
   return {

@@ -1,7 +1,8 @@
 // Shared by the suites that load a fixture app (tests/apps/: Vite, webpack, static) in
 // Chromium: two tabs, on two different pages of the app, must exclude each other through
-// the polyfill, with no failed request and one lock worker URL for both; the in-realm lock
-// manager ({ local: true }) must load from the app as well.
+// the polyfill, with no failed request and one lock worker URL for both; the extension's
+// entry must recognise the installed lock manager, and the in-realm lock manager
+// ({ local: true }) must load from the app as well.
 import assert from 'node:assert/strict';
 
 // Before any script: the native API hidden (so the polyfill installs), and the URLs the
@@ -52,6 +53,8 @@ export async function twoTabsExclude(browser, urls) {
     assert.notEqual(state.held[0].clientId, state.pending[0].clientId);
     await a.evaluate(() => T.release());
     await b.waitForFunction(() => T.log.includes('granted:app'));
+    // The extension's entry works on the installed manager, on both pages.
+    assert.deepEqual(await Promise.all([a.evaluate(() => T.scope()), b.evaluate(() => T.scope())]), ['s1,s2', 's1,s2']);
     // createLockManager({ local: true }) works from the app too (its own service chunk).
     assert.deepEqual(await Promise.all([a.evaluate(() => T.local()), b.evaluate(() => T.local())]), [
       'local:exclusive',

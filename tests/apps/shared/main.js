@@ -3,6 +3,7 @@
 import 'web-locks-polyfill/auto';
 import { createLockManager } from 'web-locks-polyfill';
 import { findDeadlocks } from 'web-locks-polyfill/deadlocks';
+import { queryScopes, requestAll } from 'web-locks-polyfill/scopes';
 
 const getter = Object.getOwnPropertyDescriptor(Navigator.prototype, 'locks').get;
 let release;
@@ -18,6 +19,12 @@ window.T = {
   },
   release: () => release(),
   query: () => navigator.locks.query(),
+  // The extension's entry recognises the installed manager (one copy of the package): the
+  // scope is one entry across its names ('s1,s2'; each name its own with a second copy).
+  scope: () =>
+    requestAll(['s1', 's2'], () => queryScopes()).then(({ held }) =>
+      held.find((entry) => entry.names.includes('s1')).names.join(),
+    ),
   // The in-realm lock manager: its service chunk and the wasm, loaded through the bundle.
   local: () => createLockManager({ local: true }).request('local', (lock) => `${lock.name}:${lock.mode}`),
   ready: true,
