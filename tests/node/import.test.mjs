@@ -94,7 +94,13 @@ it('vite: the plugin module imports in Node', async () => {
   `);
   assert.equal(out.same, true);
   assert.equal(out.name, 'web-locks-polyfill');
-  assert.deepEqual(out.config.optimizeDeps.exclude, ['web-locks-polyfill', 'web-locks-polyfill/auto', 'web-locks-polyfill/local']);
+  assert.deepEqual(out.config.optimizeDeps.exclude, [
+    'web-locks-polyfill',
+    'web-locks-polyfill/auto',
+    'web-locks-polyfill/local',
+    'web-locks-polyfill/scopes',
+    'web-locks-polyfill/deadlocks',
+  ]);
 });
 
 it('local: installs navigator.locks, and the process exits once nothing waits', async () => {
