@@ -21,6 +21,7 @@ mod prelude {
 }
 
 pub mod core;
+mod fifo;
 /// The shipped module's allocator (natively only for its tests).
 #[cfg(any(
     all(target_arch = "wasm32", feature = "no-std-module"),

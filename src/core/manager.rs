@@ -3,9 +3,9 @@
 //! several resources, granted atomically.
 
 use crate::prelude::*;
-use alloc::collections::VecDeque;
 use alloc::rc::Rc;
 
+use crate::fifo::Fifo;
 use crate::table::Table;
 
 use super::entries::Entries;
@@ -48,7 +48,7 @@ pub struct LockManager {
     held: Ends,
     /// Requests no name holds back any more, to be granted in this order.
     ready: Vec<RequestId>,
-    actions: VecDeque<Action>,
+    actions: Fifo<Action>,
     /// Counts sweeps over names (§2.6, steals), to visit each affected name once.
     sweeps: u64,
 }

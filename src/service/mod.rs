@@ -29,9 +29,9 @@ use crate::prelude::*;
 mod liveness;
 mod recovery;
 
-use alloc::collections::VecDeque;
 use alloc::rc::Rc;
 
+use crate::fifo::Fifo;
 use crate::table::Table;
 
 use crate::core::{
@@ -114,9 +114,9 @@ pub struct Service {
     watches: Table<Rc<str>, liveness::Watched>,
     recovery: Recovery,
     /// Inputs waiting to be served, in arrival order (see the module docs).
-    deferred: VecDeque<(ClientId, ClientMessage)>,
+    deferred: Vec<(ClientId, ClientMessage)>,
     next_client: u32,
-    outputs: VecDeque<Output>,
+    outputs: Fifo<Output>,
 }
 
 /// A context's request id made unique across the service: the client in the high half.
@@ -142,9 +142,9 @@ impl Service {
             by_client_id: Table::new(),
             watches: Table::new(),
             recovery: Recovery::Surveying,
-            deferred: VecDeque::new(),
+            deferred: Vec::new(),
             next_client: 0,
-            outputs: VecDeque::new(),
+            outputs: Fifo::default(),
         }
     }
 
@@ -186,7 +186,7 @@ impl Service {
                 if self.serving(client) {
                     self.apply(client, message);
                 } else {
-                    self.deferred.push_back((client, message));
+                    self.deferred.push((client, message));
                 }
             }
         }

@@ -83,7 +83,7 @@ impl Service {
             if self.serving(client) {
                 self.apply(client, message);
             } else if self.clients.contains_key(&client) {
-                self.deferred.push_back((client, message));
+                self.deferred.push((client, message));
             }
         }
     }
