@@ -3,22 +3,24 @@
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{Event, EventTarget};
+use wasm_bindgen::JsValue;
+use web_sys::EventTarget;
 
 #[must_use = "dropping a Listener removes it"]
 pub(crate) struct Listener {
     target: EventTarget,
     kind: &'static str,
-    callback: Closure<dyn FnMut(Event)>,
+    callback: Closure<dyn FnMut(JsValue)>,
 }
 
 impl Listener {
     pub(crate) fn new(
         target: &EventTarget,
         kind: &'static str,
-        f: impl FnMut(Event) + 'static,
+        f: impl FnMut(JsValue) + 'static,
     ) -> Self {
-        let callback = Closure::<dyn FnMut(Event)>::new(f);
+        // (One closure type for listeners and timers: one set of glue for both.)
+        let callback = Closure::<dyn FnMut(JsValue)>::new(f);
         target
             .add_event_listener_with_callback(kind, callback.as_ref().unchecked_ref())
             // (A static message: formatting the error would link the formatting machinery.)

@@ -18,13 +18,14 @@ extern "C" {
 #[must_use = "dropping a Timer cancels it"]
 pub(crate) struct Timer {
     handle: JsValue,
-    _callback: Closure<dyn FnMut()>,
+    _callback: Closure<dyn FnMut(JsValue)>,
 }
 
 impl Timer {
     pub(crate) fn once(millis: u32, f: impl FnOnce() + 'static) -> Timer {
         let mut f = Some(f);
-        let callback = Closure::<dyn FnMut()>::new(move || {
+        // (The listeners' closure type: its argument is undefined here.)
+        let callback = Closure::<dyn FnMut(JsValue)>::new(move |_| {
             if let Some(f) = f.take() {
                 f();
             }
