@@ -267,3 +267,39 @@ describe(`${where}polyfill: edges`, () => {
     );
   });
 });
+
+// The lock worker's own IndexedDB use (its lifeline, its survey, its watches) failing in each
+// way: it still serves, and two lock managers still exclude each other.
+describe(`${where}polyfill: a lock worker without a usable IndexedDB`, () => {
+  const sessions = freshSessions(() => env, 'polyfill');
+  after(() => sessions.close());
+
+  for (const mode of ['missing', 'throws', 'fails', 'no-databases']) {
+    it(`IndexedDB ${mode}: served, and two lock managers exclude each other`, async () => {
+      const [page] = await sessions.fresh(1);
+      const result = await page.evaluate(async (mode) => {
+        const late = new Promise((r) => setTimeout(() => r('not served within 10 s'), 10_000));
+        const { createLockManager } = await import('/dist/index.js');
+        const wasm = encodeURIComponent(new URL('/dist/web_locks_bg.wasm', location.href).href);
+        const workerUrl = `/tests/e2e/degraded-worker.js?${mode}#wasm=${wasm}`;
+        const [a, b] = [createLockManager({ workerUrl }), createLockManager({ workerUrl })];
+        const log = [];
+        let release;
+        const first = new Promise((held) =>
+          a.request('x', () => {
+            log.push('a');
+            held();
+            return new Promise((r) => (release = r));
+          }),
+        );
+        if ((await Promise.race([first, late])) !== undefined) return await late;
+        const second = b.request('x', () => log.push('b'));
+        const { held, pending } = await b.query();
+        release();
+        await second;
+        return { log, held: held.length, pending: pending.length };
+      }, mode);
+      assert.deepEqual(result, { log: ['a', 'b'], held: 1, pending: 1 });
+    });
+  }
+});
