@@ -30,8 +30,44 @@ function minifiedNames(glue, { imports, exports }, wasm) {
   for (const [from, to] of exports) rename(`wasm.${from}`, `wasm.${to}`, false);
   return glue;
 }
+// wasm-bindgen's init, reduced to the one call the loaders make — `wasm_bindgen({
+// module_or_path })` with a URL string (fetched and compiled while streaming; from its bytes
+// where the server's MIME type defeats that, as wasm-bindgen's own init does) or with the
+// bytes (Node reads them from disk) — without initSync, the deprecated call forms and the
+// default path from document.currentScript. The build fails if the glue's shape changed.
+function slimInit(glue) {
+  const scriptSrc = /\n    let script_src;\n    if \(typeof document !== 'undefined'[^]*?\n    }\n/;
+  const from = '\n    async function __wbg_load(';
+  const to = '\n    return Object.assign(__wbg_init, { initSync }, exports);\n';
+  if (!scriptSrc.test(glue) || !glue.includes(from) || !glue.includes(to) || !glue.includes('function __wbg_finalize_init(')) {
+    throw new Error('bundle: the wasm-bindgen glue changed shape: update slimInit()');
+  }
+  glue = glue.replace(scriptSrc, '\n');
+  const init = `
+    async function __wbg_init({ module_or_path: source }) {
+        if (wasm !== undefined) return wasm;
+        const imports = __wbg_get_imports();
+        let result;
+        if (typeof source === 'string') {
+            const response = await fetch(source);
+            if (!response.ok) throw new Error('failed to fetch ' + source + ': ' + response.status);
+            try {
+                result = await WebAssembly.instantiateStreaming(response.clone(), imports);
+            } catch (e) {
+                result = await WebAssembly.instantiate(await response.arrayBuffer(), imports);
+            }
+        } else {
+            result = await WebAssembly.instantiate(source, imports);
+        }
+        return __wbg_finalize_init(result.instance, result.module);
+    }
+    return Object.assign(__wbg_init, exports);
+`;
+  return glue.slice(0, glue.indexOf(from)) + init + glue.slice(glue.indexOf(to) + to.length);
+}
+
 const glue = minifiedNames(
-  await readFile('pkg/web_locks.js', 'utf8'),
+  slimInit(await readFile('pkg/web_locks.js', 'utf8')),
   JSON.parse(await readFile('pkg/names.json', 'utf8')),
   await readFile('pkg/web_locks_bg.wasm'),
 );

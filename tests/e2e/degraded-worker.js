@@ -1,7 +1,13 @@
-// A lock worker whose IndexedDB is unusable in one way (the query string says which), for
-// tests/e2e/edges.test.mjs: the loader (js/worker-entry.js) must still serve — welcoming
-// without a lifeline, surveying nothing — and the worker must serve its clients unwatched.
+// A lock worker in a degraded environment (the query string says which), for
+// tests/e2e/edges.test.mjs. Its IndexedDB unusable in one way: the loader
+// (js/worker-entry.js) must still serve — welcoming without a lifeline, surveying nothing —
+// and the worker must serve its clients unwatched. `streaming-fails`: the wasm cannot be
+// compiled while streaming (as when a server sends it with another MIME type): the glue
+// compiles it from its bytes.
 const mode = location.search.slice(1);
+if (mode === 'streaming-fails') {
+  WebAssembly.instantiateStreaming = () => Promise.reject(new TypeError('Incorrect response MIME type'));
+}
 const real = self.indexedDB;
 let factory;
 if (mode === 'throws') {
@@ -18,5 +24,5 @@ if (mode === 'throws') {
 } else if (mode === 'no-databases') {
   factory = { open: (name, version) => real.open(name, version), deleteDatabase: (name) => real.deleteDatabase(name) };
 }
-Object.defineProperty(self, 'indexedDB', { value: factory, configurable: true });
+if (mode !== 'streaming-fails') Object.defineProperty(self, 'indexedDB', { value: factory, configurable: true });
 importScripts('/dist/web-locks-worker.js');

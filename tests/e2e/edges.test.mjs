@@ -269,13 +269,15 @@ describe(`${where}polyfill: edges`, () => {
 });
 
 // The lock worker's own IndexedDB use (its lifeline, its survey, its watches) failing in each
-// way: it still serves, and two lock managers still exclude each other.
+// way, or its wasm not compiling while streaming: it still serves, and two lock managers
+// still exclude each other.
 describe(`${where}polyfill: a lock worker without a usable IndexedDB`, () => {
   const sessions = freshSessions(() => env, 'polyfill');
   after(() => sessions.close());
 
-  for (const mode of ['missing', 'throws', 'fails', 'no-databases']) {
-    it(`IndexedDB ${mode}: served, and two lock managers exclude each other`, async () => {
+  for (const mode of ['missing', 'throws', 'fails', 'no-databases', 'streaming-fails']) {
+    const what = mode === 'streaming-fails' ? 'wasm not compiled while streaming' : `IndexedDB ${mode}`;
+    it(`${what}: served, and two lock managers exclude each other`, async () => {
       const [page] = await sessions.fresh(1);
       const result = await page.evaluate(async (mode) => {
         const late = new Promise((r) => setTimeout(() => r('not served within 10 s'), 10_000));
