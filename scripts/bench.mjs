@@ -1,6 +1,7 @@
 // npm run bench: native navigator.locks vs the polyfill, same browser, same run. Prints a
 // table with the ratio polyfill/native (lower is better). Numbers, not pass/fail.
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 import { IMPLS, launch, newSession } from '../tests/e2e/browser.mjs';
 
@@ -84,6 +85,37 @@ async function coldStart(env, impl) {
       coldSteps[key] = median(steps.map((s) => s[key]));
     }
     coldSteps.grant = median(times);
+  }
+  return median(times);
+}
+
+// The same for an app that bundles the polyfill into its one script (as Vite or webpack
+// builds do): no import of the package's modules at run time (tests/e2e/cold-bundled.html).
+async function bundleColdApps() {
+  await mkdir('test-output/bench', { recursive: true });
+  const request = "navigator.locks.request('cold', () => { window.coldGrant = performance.now(); }); window.T = { ready: true };";
+  const install = "import { install } from './dist/index.js'; install({ workerUrl: '/dist/web-locks-worker.js', wasmUrl: '/dist/web_locks_bg.wasm' });";
+  for (const [impl, contents] of [['native', request], ['polyfill', `${install}\n${request}`]]) {
+    await build({
+      stdin: { contents, resolveDir: '.', loader: 'js' },
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      outfile: `test-output/bench/cold-app-${impl}.js`,
+      external: ['./web-locks-service.js'],
+      logLevel: 'warning',
+    });
+  }
+}
+
+async function coldStartBundled(env, impl) {
+  const times = [];
+  for (let r = 0; r < 7; r++) {
+    const session = await newSession(env, impl);
+    const page = await session.page('/tests/e2e/cold-bundled.html');
+    await page.waitForFunction(() => window.coldGrant !== undefined);
+    times.push(await page.evaluate(() => window.coldGrant));
+    await session.close();
   }
   return median(times);
 }
@@ -183,6 +215,7 @@ async function distSizes() {
   return rows;
 }
 
+await bundleColdApps();
 const env = await launch();
 const results = {};
 for (const impl of IMPLS) {
@@ -199,6 +232,7 @@ for (const impl of IMPLS) {
   results[impl]['20 tabs on one lock (grants/s, higher is better)'] = rate;
   results[impl]['20 tabs on one lock: longest wait (ms)'] = maxWait;
   results[impl]['cold start: page load → first grant (ms)'] = await coldStart(env, impl);
+  results[impl]['cold start, bundled: page load → first grant (ms)'] = await coldStartBundled(env, impl);
 }
 const floor = await floors(env);
 await env.close();
