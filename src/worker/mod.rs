@@ -57,7 +57,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 
 /// An in-process lock service for one realm (`createLockManager({ local: true })`, the
 /// `local` entry): no SharedWorker, no IndexedDB, no survivors to wait for; `port` is the
-/// worker's end of a MessageChannel whose other end the realm's glue speaks protocol v2 on.
+/// worker's end of a MessageChannel whose other end the realm's glue speaks the protocol on.
 /// It coordinates only the contexts that reach this port.
 #[wasm_bindgen]
 pub fn serve_local(port: MessagePort) {
