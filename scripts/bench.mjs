@@ -66,23 +66,33 @@ async function query10k(session) {
   });
 }
 
-// Page load → first grant in a new browser context (no running worker, cold caches); for
-// the polyfill also when each step happened (tests/e2e/cold.html), medians over the rounds.
-const coldSteps = {};
-async function coldStart(env, impl) {
-  const times = [];
-  const steps = [];
+// `read(page)` of a page at `path` loaded in a new browser context each time (no running
+// worker, cold caches), over 7 rounds.
+async function freshRounds(env, impl, path, read) {
+  const rounds = [];
   for (let r = 0; r < 7; r++) {
     const session = await newSession(env, impl);
-    const page = await session.page('/tests/e2e/cold.html');
-    await page.waitForFunction(() => window.coldGrant !== undefined);
-    times.push(await page.evaluate(() => window.coldGrant));
-    steps.push(await page.evaluate(() => window.coldSteps));
+    rounds.push(await read(await session.page(path)));
     await session.close();
   }
+  return rounds;
+}
+
+// When a cold page's first request was granted (`window.coldGrant`), and the steps before it.
+async function coldGrant(page) {
+  await page.waitForFunction(() => window.coldGrant !== undefined);
+  return page.evaluate(() => ({ grant: window.coldGrant, steps: window.coldSteps }));
+}
+
+// Page load → first grant (tests/e2e/cold.html); for the polyfill also when each step
+// happened, medians over the rounds.
+const coldSteps = {};
+async function coldStart(env, impl) {
+  const rounds = await freshRounds(env, impl, '/tests/e2e/cold.html', coldGrant);
+  const times = rounds.map((r) => r.grant);
   if (impl === 'polyfill') {
     for (const key of ['start', 'construct', 'script', 'wasm', 'welcome', 'watch']) {
-      coldSteps[key] = median(steps.map((s) => s[key]));
+      coldSteps[key] = median(rounds.map((r) => r.steps[key]));
     }
     coldSteps.grant = median(times);
   }
@@ -109,15 +119,8 @@ async function bundleColdApps() {
 }
 
 async function coldStartBundled(env, impl) {
-  const times = [];
-  for (let r = 0; r < 7; r++) {
-    const session = await newSession(env, impl);
-    const page = await session.page('/tests/e2e/cold-bundled.html');
-    await page.waitForFunction(() => window.coldGrant !== undefined);
-    times.push(await page.evaluate(() => window.coldGrant));
-    await session.close();
-  }
-  return median(times);
+  const rounds = await freshRounds(env, impl, '/tests/e2e/cold-bundled.html', coldGrant);
+  return median(rounds.map((r) => r.grant));
 }
 
 // N tabs contending for one exclusive lock for a fixed window: grants per second across all
@@ -194,16 +197,11 @@ async function floors(env) {
   await Promise.all([relay(a, false), relay(b, true)]);
   const hop = (Date.now() - t0 - 100) / hops;
   await session.close();
-  const cold = { echoed: [], imported: [] };
-  for (let r = 0; r < 7; r++) {
-    const fresh = await newSession(env, 'native');
-    const page = await fresh.page('/tests/e2e/cold-floor.html');
+  const cold = await freshRounds(env, 'native', '/tests/e2e/cold-floor.html', async (page) => {
     await page.waitForFunction(() => window.echoed !== undefined);
-    cold.echoed.push(await page.evaluate(() => window.echoed));
-    cold.imported.push(await page.evaluate(() => window.imported));
-    await fresh.close();
-  }
-  return { echo, hop, echoed: median(cold.echoed), imported: median(cold.imported) };
+    return page.evaluate(() => ({ echoed: window.echoed, imported: window.imported }));
+  });
+  return { echo, hop, echoed: median(cold.map((r) => r.echoed)), imported: median(cold.map((r) => r.imported)) };
 }
 
 async function distSizes() {

@@ -22,18 +22,14 @@ use web_sys::{EventTarget, MessageEvent, MessagePort};
 use driver::{with, Driver};
 use listener::Listener;
 
-/// What keeps the worker serving, for the worker's life: the `connect` listener.
-struct Serving {
-    _on_connect: Listener,
-}
-
 /// A value for the realm's life. A wasm32 module without threads has one thread, so a
 /// `static` may hold what is not `Sync`.
 struct ForRealm<T>(RefCell<T>);
 // SAFETY: wasm32-unknown-unknown without the atomics feature runs on a single thread.
 unsafe impl<T> Sync for ForRealm<T> {}
 
-static SERVING: ForRealm<Option<Serving>> = ForRealm(RefCell::new(None));
+/// What keeps the worker serving, for the worker's life: its `connect` listener.
+static SERVING: ForRealm<Option<Listener>> = ForRealm(RefCell::new(None));
 
 #[wasm_bindgen]
 extern "C" {
@@ -94,7 +90,5 @@ pub fn serve(early_ports: js_sys::Array, epoch: &str, lifeline: JsValue, survivo
             with(driver, |d| d.connect(port));
         }
     });
-    *SERVING.0.borrow_mut() = Some(Serving {
-        _on_connect: on_connect,
-    });
+    *SERVING.0.borrow_mut() = Some(on_connect);
 }
