@@ -6,7 +6,7 @@
 // than after them (cold start): its lifeline `web-locks-worker-<epoch>` (held open for the
 // worker's life: its clients watch it to notice the worker's death) and the survey of the
 // contexts' databases that exist (which a restarted worker waits for; see
-// src/service/recovery.rs). serve() gets their results.
+// src/service/recovery.rs). serve() gets the survey, lifeline_open() the lifeline.
 (function () {
   'use strict';
   // For cold-start measurements (protocol `boot`): when this script started, absolute ms.
@@ -47,12 +47,15 @@
   var loaded = wasm_bindgen({ module_or_path: wasmUrl }).then(function () {
     wasmReady = performance.timeOrigin + performance.now();
   });
-  Promise.all([loaded, opened, surveyed]).then(function (results) {
+  // Serving starts once the wasm and the survey are ready; the lifeline, often the slowest
+  // (creating a database), only delays the clients' welcome, not their first grants.
+  Promise.all([loaded, surveyed]).then(function (results) {
     self.removeEventListener('connect', keep);
     var boot = { v: 3, type: 'boot', script: started, wasm: wasmReady };
     early.forEach(function (port) { port.postMessage(boot); });
-    wasm_bindgen.serve(early, epoch, results[1], results[2]);
+    wasm_bindgen.serve(early, epoch, results[1]);
     early = null;
+    opened.then(wasm_bindgen.lifeline_open);
   }, function (error) {
     console.error('web-locks worker: cannot load ' + wasmUrl, error);
     var message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm: ' + error };

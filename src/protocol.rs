@@ -20,7 +20,7 @@
 //! Worker → context ([`WorkerMessage`]):
 //! | type           | fields                     | meaning                                     |
 //! |----------------|----------------------------|---------------------------------------------|
-//! | `welcome`      | `epoch`, `db`              | reply to hello: watch IndexedDB `db` to notice the worker's death |
+//! | `welcome`      | `epoch`, `db`              | reply to hello, once the worker's lifeline `db` is open (other replies may come first): watch it to notice the worker's death |
 //! | `granted`      | `id`                       | run the callback with a Lock                |
 //! | `notAvailable` | `id`                       | run the callback with null (ifAvailable)    |
 //! | `stolen`       | `id`                       | reject the released promise with AbortError |

@@ -19,7 +19,7 @@ use core::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use web_sys::{EventTarget, MessageEvent, MessagePort};
 
-use driver::{with, Driver};
+use driver::{with, Driver, Handle};
 use listener::Listener;
 
 /// A value for the realm's life. A wasm32 module without threads has one thread, so a
@@ -28,8 +28,8 @@ struct ForRealm<T>(RefCell<T>);
 // SAFETY: wasm32-unknown-unknown without the atomics feature runs on a single thread.
 unsafe impl<T> Sync for ForRealm<T> {}
 
-/// What keeps the worker serving, for the worker's life: its `connect` listener.
-static SERVING: ForRealm<Option<Listener>> = ForRealm(RefCell::new(None));
+/// What keeps the worker serving, for the worker's life: its driver and `connect` listener.
+static SERVING: ForRealm<Option<(Handle, Listener)>> = ForRealm(RefCell::new(None));
 
 #[wasm_bindgen]
 extern "C" {
@@ -66,14 +66,13 @@ pub fn serve_local(port: MessagePort) {
 
 /// Starts serving: `early_ports` connected before the wasm was ready; later ones arrive
 /// through the global scope's `connect` event. The loader (js/worker-entry.js) names the
-/// worker (`epoch`), opened its lifeline database (`lifeline`: its name, or null where it
-/// could not) and surveyed the contexts' databases that exist (`survivors`: their names), all
-/// while the wasm loaded.
+/// worker (`epoch`) and surveyed the contexts' databases that exist (`survivors`: their
+/// names) while the wasm loaded; its lifeline database may still be opening (see
+/// [`lifeline_open`]): requests are served meanwhile, only the welcome waits for it.
 #[wasm_bindgen]
-pub fn serve(early_ports: js_sys::Array, epoch: &str, lifeline: JsValue, survivors: js_sys::Array) {
+pub fn serve(early_ports: js_sys::Array, epoch: &str, survivors: js_sys::Array) {
     let driver = Driver::new(epoch);
     with(driver, |d| {
-        d.service().handle_lifeline(lifeline.as_string().as_deref());
         d.service().handle_survey(
             survivors
                 .iter()
@@ -90,5 +89,17 @@ pub fn serve(early_ports: js_sys::Array, epoch: &str, lifeline: JsValue, survivo
             with(driver, |d| d.connect(port));
         }
     });
-    *SERVING.0.borrow_mut() = Some(on_connect);
+    *SERVING.0.borrow_mut() = Some((driver, on_connect));
+}
+
+/// The loader opened the worker's lifeline database (`lifeline`: its name, or null where it
+/// could not): the clients so far are welcomed, later ones at their hello.
+#[wasm_bindgen]
+pub fn lifeline_open(lifeline: JsValue) {
+    let driver = SERVING.0.borrow().as_ref().map(|(driver, _)| *driver);
+    if let Some(driver) = driver {
+        with(driver, |d| {
+            d.service().handle_lifeline(lifeline.as_string().as_deref())
+        });
+    }
 }
