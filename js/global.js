@@ -1,7 +1,8 @@
-// The classic-script build: installs where missing, exposes globalThis.WebLocksPolyfill.
-import { findDeadlocks } from './deadlocks.js';
+// The classic-script build: installs where missing, exposes globalThis.WebLocksPolyfill (the
+// main entry's API). The deadlock detector and the extension are a classic script of their
+// own, loaded after this one where wanted (js/global-extras.js).
 import { makeApi } from './install.js';
-import { queryScopes, requestAll } from './scopes.js';
+import { __internals } from './internals.js';
 
 // document.currentScript is only set while this script first runs; location.href is read
 // later, and only if a SharedWorker is constructed (never in a dedicated worker, whose
@@ -15,5 +16,6 @@ const api = makeApi({
   wasmUrl: () => new URL('./web_locks_bg.wasm', base()),
   service: () => import(new URL('./web-locks-service.js', base()).href),
 });
-globalThis.WebLocksPolyfill = { ...api, findDeadlocks, requestAll, queryScopes };
+// `__internals` (not enumerable, not public API): for web-locks-extras.global.js.
+globalThis.WebLocksPolyfill = Object.defineProperty({ ...api }, '__internals', { value: __internals });
 api.install();

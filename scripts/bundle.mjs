@@ -101,5 +101,13 @@ for (const [entry, out] of [['auto', 'auto'], ['local-entry', 'local'], ['scopes
 // The deadlock detector ('web-locks-polyfill/deadlocks') stands alone.
 await build({ ...common, entryPoints: ['js/deadlocks.js'], format: 'esm', outfile: 'dist/deadlocks.js' });
 await build({ ...common, entryPoints: ['js/global.js'], format: 'iife', outfile: 'dist/web-locks.global.js' });
+// The classic extras script: the extension's internals are web-locks.global.js's.
+const viaGlobal = {
+  name: 'via-global',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/internals\.js$/ }, (args) => ({ path: `${args.resolveDir}/global-internals.js` }));
+  },
+};
+await build({ ...common, entryPoints: ['js/global-extras.js'], format: 'iife', outfile: 'dist/web-locks-extras.global.js', plugins: [viaGlobal] });
 // The Vite plugin runs in Node (Vite's config): plain ESM, no browser targets.
 await build({ ...common, entryPoints: ['js/vite.js'], format: 'esm', outfile: 'dist/vite.js', target: 'node18', minify: false });

@@ -1,8 +1,9 @@
-// 'web-locks-polyfill/global' is a classic script; it exposes the API on globalThis: the main
-// entry's, the deadlock detector and the extension (each an entry of its own for modules).
+// 'web-locks-polyfill/global' is a classic script; it exposes the main entry's API on
+// globalThis. 'web-locks-polyfill/global-extras' (types/global-extras.d.ts), loaded after it,
+// adds the deadlock detector and the extension.
+type WebLocksPolyfillApi = typeof import('./index.js');
 declare global {
-  var WebLocksPolyfill: typeof import('./index.js') &
-    typeof import('./deadlocks.js') &
-    typeof import('./scopes.js');
+  interface WebLocksPolyfill extends WebLocksPolyfillApi {}
+  var WebLocksPolyfill: WebLocksPolyfill;
 }
 export {};

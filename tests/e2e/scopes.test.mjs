@@ -428,7 +428,7 @@ describe(`${where}polyfill: requestAll, atomic`, () => {
     assert.deepEqual(await query(a), { held: [], pending: [] });
   });
 
-  it('the classic script: WebLocksPolyfill.requestAll and queryScopes in a dedicated worker, atomic with the page', async () => {
+  it('the classic scripts (web-locks.global.js + web-locks-extras.global.js): WebLocksPolyfill.requestAll and queryScopes in a dedicated worker, atomic with the page', async () => {
     const [a] = await fresh(1);
     await a.evaluate(() => T.spawn('w'));
     await until(a, 'worker-ready');

@@ -3,7 +3,7 @@ if (new URL(location.href).searchParams.get('impl') === 'polyfill') {
   delete WorkerNavigator.prototype.locks;
   delete self.LockManager;
   delete self.Lock;
-  importScripts('/dist/web-locks.global.js');
+  importScripts('/dist/web-locks.global.js', '/dist/web-locks-extras.global.js');
 }
 const releases = {};
 onmessage = async ({ data }) => {

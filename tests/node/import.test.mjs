@@ -69,12 +69,20 @@ it('auto: imports and installs nothing', async () => {
   assert.deepEqual(out, ['undefined', 'undefined']);
 });
 
-it('global: evaluates in a bare vm context and in this realm; installs nothing', async () => {
+it('global: evaluates in a bare vm context and in this realm; installs nothing; the extras script adds to it', async () => {
   const code = readFileSync(resolve(DIST, 'web-locks.global.js'), 'utf8');
+  const extras = readFileSync(resolve(DIST, 'web-locks-extras.global.js'), 'utf8');
   const context = vm.createContext({});
+  assert.throws(() => vm.runInContext(extras, context), /load web-locks\.global\.js before it/);
   vm.runInContext(code, context);
   assert.equal(vm.runInContext('typeof WebLocksPolyfill.install', context), 'function');
-  assert.equal(vm.runInContext('typeof WebLocksPolyfill.requestAll + typeof WebLocksPolyfill.queryScopes', context), 'functionfunction');
+  assert.equal(vm.runInContext('typeof WebLocksPolyfill.requestAll', context), 'undefined');
+  assert.deepEqual(vm.runInContext('Object.keys(WebLocksPolyfill).join()', context), 'install,createLockManager,LockManager,Lock');
+  vm.runInContext(extras, context);
+  assert.equal(
+    vm.runInContext('typeof WebLocksPolyfill.requestAll + typeof WebLocksPolyfill.queryScopes + typeof WebLocksPolyfill.findDeadlocks', context),
+    'functionfunctionfunction',
+  );
   assert.equal(vm.runInContext('WebLocksPolyfill.install()', context), undefined);
   assert.equal(vm.runInContext('typeof navigator + typeof LockManager', context), 'undefinedundefined');
   const { out } = await run(`

@@ -5,6 +5,7 @@ import { queryScopes, requestAll } from 'web-locks-polyfill/scopes';
 import 'web-locks-polyfill/auto';
 import 'web-locks-polyfill/local';
 import 'web-locks-polyfill/global';
+import 'web-locks-polyfill/global-extras';
 
 // In Node, install() without `local` does nothing: undefined (or an existing navigator.locks).
 const nothing: LockManager | undefined = install();
