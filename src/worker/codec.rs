@@ -19,16 +19,68 @@ pub(crate) enum Decoded {
 /// A message that could not be accepted: the request id to answer, when one was read.
 pub(crate) type Refused = (Option<u32>, &'static str);
 
+/// The protocol's words (field names, message types, modes), each made a JS string once:
+/// a string made from Rust text costs a UTF-8 decode at every use, so decoding and encoding
+/// a message make none.
+#[derive(Clone, Copy)]
+enum Word {
+    V,
+    Id,
+    Type,
+    ClientId,
+    Db,
+    Name,
+    Names,
+    Mode,
+    IfAvailable,
+    Steal,
+    Exclusive,
+    Shared,
+    Epoch,
+    ClientIds,
+    Held,
+    Pending,
+    Message,
+    Hello,
+    Watch,
+    Request,
+    Reclaim,
+    Release,
+    Abort,
+    Query,
+    Goodbye,
+    Adopt,
+    Welcome,
+    Granted,
+    NotAvailable,
+    Stolen,
+    Snapshot,
+    Error,
+    Evicted,
+}
+
+/// [`Word`]'s strings, in its order.
+const WORDS: &str = "v id type clientId db name names mode ifAvailable steal exclusive shared \
+epoch clientIds held pending message hello watch request reclaim release abort query goodbye \
+adopt welcome granted notAvailable stolen snapshot error evicted";
+
+pub(crate) struct Codec {
+    words: Vec<JsValue>,
+}
+
 /// One message's fields, each read once.
-struct Fields<'a>(&'a JsValue);
+struct Fields<'a> {
+    codec: &'a Codec,
+    data: &'a JsValue,
+}
 
 impl Fields<'_> {
-    fn get(&self, key: &str) -> JsValue {
-        Reflect::get(self.0, &key.into()).unwrap_or(JsValue::UNDEFINED)
+    fn get(&self, key: Word) -> JsValue {
+        Reflect::get(self.data, self.codec.word(key)).unwrap_or(JsValue::UNDEFINED)
     }
 
     /// An optional field: absent (undefined or null) → `Ok(None)`, mistyped → `Err`.
-    fn opt<T>(&self, key: &str, read: impl Fn(&JsValue) -> Option<T>) -> Result<Option<T>, ()> {
+    fn opt<T>(&self, key: Word, read: impl Fn(&JsValue) -> Option<T>) -> Result<Option<T>, ()> {
         let value = self.get(key);
         if value.is_undefined() || value.is_null() {
             return Ok(None);
@@ -43,70 +95,145 @@ fn read_u32(value: &JsValue) -> Option<u32> {
     (n >= 0.0 && n <= f64::from(u32::MAX) && n == (n as u32) as f64).then_some(n as u32)
 }
 
-pub(crate) fn decode(data: &JsValue) -> Result<Decoded, Refused> {
-    if !data.is_object() || Array::is_array(data) {
-        return Err((None, "malformed message"));
+impl Codec {
+    pub(crate) fn new() -> Codec {
+        Codec {
+            words: JsString::from(WORDS).split(" ").iter().collect(),
+        }
     }
-    let fields = Fields(data);
-    let id = fields
-        .opt("id", read_u32)
-        .map_err(|_| (None, "malformed id"))?;
-    if fields.opt("v", read_u32) != Ok(Some(VERSION)) {
-        return Err((id, "unsupported protocol version"));
+
+    fn word(&self, word: Word) -> &JsValue {
+        &self.words[word as usize]
     }
-    let malformed = |_| (id, "malformed message");
-    let kind = fields.opt("type", JsValue::as_string).map_err(malformed)?;
-    let need_id = || id.ok_or((None, "missing id"));
-    let text = |key| fields.opt(key, JsValue::as_string).map_err(malformed);
-    let flag = |key| {
-        Ok(fields
-            .opt(key, JsValue::as_bool)
-            .map_err(malformed)?
-            .unwrap_or(false))
-    };
-    let names =
-        || decode_names(&fields).ok_or((id, "name must be a string, names an array of strings"));
-    let mode = || match fields.get("mode").as_string().as_deref() {
-        Some("exclusive") => Ok(Mode::Exclusive),
-        Some("shared") => Ok(Mode::Shared),
-        _ => Err((id, "mode must be \"exclusive\" or \"shared\"")),
-    };
-    let message = match kind.as_deref() {
-        Some("hello") => ClientMessage::Hello {
-            client_id: text("clientId")?.ok_or((None, "hello without clientId"))?,
-            db: text("db")?,
-        },
-        Some("watch") => ClientMessage::Watch { db: text("db")? },
-        Some("request") => ClientMessage::Request {
-            id: need_id()?,
-            names: names()?,
-            mode: mode()?,
-            if_available: flag("ifAvailable")?,
-            steal: flag("steal")?,
-        },
-        Some("reclaim") => ClientMessage::Reclaim {
-            id: need_id()?,
-            names: names()?,
-            mode: mode()?,
-        },
-        Some("release") => ClientMessage::Release { id: need_id()? },
-        Some("abort") => ClientMessage::Abort { id: need_id()? },
-        Some("query") => ClientMessage::Query { id: need_id()? },
-        Some("goodbye") => ClientMessage::Goodbye,
-        Some("adopt") => return Ok(Decoded::Adopt),
-        _ => return Err((id, "unknown message type")),
-    };
-    Ok(Decoded::Message(message))
+
+    pub(crate) fn decode(&self, data: &JsValue) -> Result<Decoded, Refused> {
+        if !data.is_object() || Array::is_array(data) {
+            return Err((None, "malformed message"));
+        }
+        let fields = Fields { codec: self, data };
+        let id = fields
+            .opt(Word::Id, read_u32)
+            .map_err(|_| (None, "malformed id"))?;
+        if fields.opt(Word::V, read_u32) != Ok(Some(VERSION)) {
+            return Err((id, "unsupported protocol version"));
+        }
+        let malformed = |_| (id, "malformed message");
+        let kind = fields.get(Word::Type);
+        let is = |word| kind == *self.word(word);
+        let need_id = || id.ok_or((None, "missing id"));
+        let text = |key| fields.opt(key, JsValue::as_string).map_err(malformed);
+        let flag = |key| {
+            Ok(fields
+                .opt(key, JsValue::as_bool)
+                .map_err(malformed)?
+                .unwrap_or(false))
+        };
+        let names = || {
+            decode_names(&fields).ok_or((id, "name must be a string, names an array of strings"))
+        };
+        let mode = || {
+            let mode = fields.get(Word::Mode);
+            if mode == *self.word(Word::Exclusive) {
+                Ok(Mode::Exclusive)
+            } else if mode == *self.word(Word::Shared) {
+                Ok(Mode::Shared)
+            } else {
+                Err((id, "mode must be \"exclusive\" or \"shared\""))
+            }
+        };
+        // (The frequent types first: each test is a call into JS.)
+        let message = if is(Word::Request) {
+            ClientMessage::Request {
+                id: need_id()?,
+                names: names()?,
+                mode: mode()?,
+                if_available: flag(Word::IfAvailable)?,
+                steal: flag(Word::Steal)?,
+            }
+        } else if is(Word::Release) {
+            ClientMessage::Release { id: need_id()? }
+        } else if is(Word::Abort) {
+            ClientMessage::Abort { id: need_id()? }
+        } else if is(Word::Query) {
+            ClientMessage::Query { id: need_id()? }
+        } else if is(Word::Hello) {
+            ClientMessage::Hello {
+                client_id: text(Word::ClientId)?.ok_or((None, "hello without clientId"))?,
+                db: text(Word::Db)?,
+            }
+        } else if is(Word::Watch) {
+            ClientMessage::Watch {
+                db: text(Word::Db)?,
+            }
+        } else if is(Word::Reclaim) {
+            ClientMessage::Reclaim {
+                id: need_id()?,
+                names: names()?,
+                mode: mode()?,
+            }
+        } else if is(Word::Goodbye) {
+            ClientMessage::Goodbye
+        } else if is(Word::Adopt) {
+            return Ok(Decoded::Adopt);
+        } else {
+            return Err((id, "unknown message type"));
+        };
+        Ok(Decoded::Message(message))
+    }
+
+    fn set(&self, object: &Object, key: Word, value: &JsValue) {
+        // Setting a data property on a plain new object cannot fail.
+        let _ = Reflect::set(object, self.word(key), value);
+    }
+
+    pub(crate) fn encode(&self, message: &WorkerMessage) -> JsValue {
+        let object = Object::new();
+        self.set(&object, Word::V, &VERSION.into());
+        let (kind, id) = match message {
+            WorkerMessage::Welcome { epoch, db } => {
+                self.set(&object, Word::Epoch, &(**epoch).into());
+                self.set(&object, Word::Db, &(**db).into());
+                (Word::Welcome, None)
+            }
+            WorkerMessage::Granted { id } => (Word::Granted, Some(*id)),
+            WorkerMessage::NotAvailable { id } => (Word::NotAvailable, Some(*id)),
+            WorkerMessage::Stolen { id } => (Word::Stolen, Some(*id)),
+            WorkerMessage::Snapshot {
+                id,
+                names,
+                client_ids,
+                held,
+                pending,
+            } => {
+                self.set(&object, Word::Names, &encode_name(names));
+                let ids: Array = client_ids.iter().map(|c| JsValue::from(&**c)).collect();
+                self.set(&object, Word::ClientIds, &ids);
+                self.set(&object, Word::Held, &Uint32Array::from(&held[..]));
+                self.set(&object, Word::Pending, &Uint32Array::from(&pending[..]));
+                (Word::Snapshot, Some(*id))
+            }
+            WorkerMessage::Error { id, message } => {
+                self.set(&object, Word::Message, &(*message).into());
+                (Word::Error, *id)
+            }
+            WorkerMessage::Evicted => (Word::Evicted, None),
+        };
+        self.set(&object, Word::Type, self.word(kind));
+        if let Some(id) = id {
+            self.set(&object, Word::Id, &id.into());
+        }
+        object.into()
+    }
 }
 
 /// `name` (one string) or `names` (a scope: an array of strings; the core checks their
 /// order).
 fn decode_names(fields: &Fields<'_>) -> Option<Vec<Vec<u16>>> {
-    let name = fields.get("name");
+    let name = fields.get(Word::Name);
     if !name.is_undefined() {
         return Some(alloc::vec![decode_name(&name)?]);
     }
-    let names = fields.get("names").dyn_into::<Array>().ok()?;
+    let names = fields.get(Word::Names).dyn_into::<Array>().ok()?;
     names.iter().map(|name| decode_name(&name)).collect()
 }
 
@@ -125,7 +252,7 @@ fn encode_name(units: &[u16]) -> JsValue {
         // A Uint16Array's bytes are in the platform's order, little-endian wherever wasm runs.
         // `ignoreBOM`: a leading U+FEFF is text, not a byte order mark to drop.
         let options = Object::new();
-        set(&options, "ignoreBOM", &true.into());
+        let _ = Reflect::set(&options, &"ignoreBOM".into(), &true.into());
         return Utf16Decoder::new("utf-16le", &options)
             .decode(&Uint16Array::from(units))
             .into();
@@ -162,48 +289,4 @@ extern "C" {
 
     #[wasm_bindgen(method, js_class = TextDecoder)]
     fn decode(this: &Utf16Decoder, input: &Uint16Array) -> JsString;
-}
-
-fn set(object: &Object, key: &str, value: &JsValue) {
-    // Setting a data property on a plain new object cannot fail.
-    let _ = Reflect::set(object, &key.into(), value);
-}
-
-pub(crate) fn encode(message: &WorkerMessage) -> JsValue {
-    let object = Object::new();
-    set(&object, "v", &VERSION.into());
-    let (kind, id) = match message {
-        WorkerMessage::Welcome { epoch, db } => {
-            set(&object, "epoch", &(**epoch).into());
-            set(&object, "db", &(**db).into());
-            ("welcome", None)
-        }
-        WorkerMessage::Granted { id } => ("granted", Some(*id)),
-        WorkerMessage::NotAvailable { id } => ("notAvailable", Some(*id)),
-        WorkerMessage::Stolen { id } => ("stolen", Some(*id)),
-        WorkerMessage::Snapshot {
-            id,
-            names,
-            client_ids,
-            held,
-            pending,
-        } => {
-            set(&object, "names", &encode_name(names));
-            let ids: Array = client_ids.iter().map(|c| JsValue::from(&**c)).collect();
-            set(&object, "clientIds", &ids);
-            set(&object, "held", &Uint32Array::from(&held[..]));
-            set(&object, "pending", &Uint32Array::from(&pending[..]));
-            ("snapshot", Some(*id))
-        }
-        WorkerMessage::Error { id, message } => {
-            set(&object, "message", &(*message).into());
-            ("error", *id)
-        }
-        WorkerMessage::Evicted => ("evicted", None),
-    };
-    set(&object, "type", &kind.into());
-    if let Some(id) = id {
-        set(&object, "id", &id.into());
-    }
-    object.into()
 }

@@ -14,7 +14,7 @@ use core::cell::RefCell;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, MessagePort};
 
-use super::codec::{self, Decoded};
+use super::codec::{Codec, Decoded};
 use super::death_watch::DeathWatch;
 use super::listener::Listener;
 use super::timer::Timer as JsTimer;
@@ -48,6 +48,7 @@ impl Outbox {
 
 pub(crate) struct Driver {
     service: Service,
+    codec: Codec,
     ports: Table<PortId, Connected>,
     watches: Table<Rc<str>, DeathWatch>,
     timers: Table<Timer, JsTimer>,
@@ -76,6 +77,7 @@ impl Driver {
     pub(crate) fn new(epoch: &str) -> Handle {
         let driver: Handle = Box::leak(Box::new(RefCell::new(Driver {
             service: Service::new(epoch),
+            codec: Codec::new(),
             ports: Table::new(),
             watches: Table::new(),
             timers: Table::new(),
@@ -116,7 +118,7 @@ impl Driver {
     }
 
     fn receive(&mut self, port: PortId, event: &MessageEvent) {
-        match codec::decode(&event.data()) {
+        match self.codec.decode(&event.data()) {
             Ok(Decoded::Message(message)) => self.service.handle_message(port, message),
             // (A message's `ports` hold only MessagePorts: no class check, which would fail
             // where a test environment replaced the global MessagePort class.)
@@ -145,7 +147,7 @@ impl Driver {
             match output {
                 Output::Send(port, message) => {
                     if let Some(connected) = self.ports.get(&port) {
-                        let message = codec::encode(&message);
+                        let message = self.codec.encode(&message);
                         outbox.messages.push((connected.port.clone(), message));
                     }
                 }
