@@ -91,7 +91,7 @@ async function coldStart(env, impl) {
   const rounds = await freshRounds(env, impl, '/tests/e2e/cold.html', coldGrant);
   const times = rounds.map((r) => r.grant);
   if (impl === 'polyfill') {
-    for (const key of ['start', 'construct', 'script', 'wasm', 'welcome', 'watch']) {
+    for (const key of ['start', 'construct', 'script', 'wasm', 'served', 'welcome', 'watch']) {
       coldSteps[key] = median(rounds.map((r) => r.steps[key]));
     }
     coldSteps.grant = median(times);
@@ -249,6 +249,7 @@ for (const [key, what] of [
   ['watch', 'the page\'s liveness database open'],
   ['script', 'worker script starts'],
   ['wasm', 'wasm fetched, compiled, instantiated'],
+  ['served', 'worker serving (its boot message arrives)'],
   ['welcome', 'welcome (worker\'s lifeline open)'],
   ['grant', 'first grant'],
 ]) {
