@@ -21,48 +21,54 @@ pub(crate) type Refused = (Option<u32>, &'static str);
 
 /// The protocol's words (field names, message types, modes), each made a JS string once:
 /// a string made from Rust text costs a UTF-8 decode at every use, so decoding and encoding
-/// a message make none.
-#[derive(Clone, Copy)]
-enum Word {
-    V,
-    Id,
-    Type,
-    ClientId,
-    Db,
-    Name,
-    Names,
-    Mode,
-    IfAvailable,
-    Steal,
-    Exclusive,
-    Shared,
-    Epoch,
-    ClientIds,
-    Held,
-    Pending,
-    Message,
-    Hello,
-    Watch,
-    Request,
-    Reclaim,
-    Release,
-    Abort,
-    Query,
-    Goodbye,
-    Adopt,
-    Welcome,
-    Granted,
-    NotAvailable,
-    Stolen,
-    Snapshot,
-    Error,
-    Evicted,
+/// a message make none. One list gives both the names and their text, so they cannot drift.
+macro_rules! words {
+    ($($word:ident = $text:literal,)*) => {
+        #[derive(Clone, Copy)]
+        enum Word {
+            $($word,)*
+        }
+
+        /// [`Word`]'s texts, in its order, each followed by a space.
+        const WORDS: &str = concat!($($text, " ",)*);
+    };
 }
 
-/// [`Word`]'s strings, in its order.
-const WORDS: &str = "v id type clientId db name names mode ifAvailable steal exclusive shared \
-epoch clientIds held pending message hello watch request reclaim release abort query goodbye \
-adopt welcome granted notAvailable stolen snapshot error evicted";
+words! {
+    V = "v",
+    Id = "id",
+    Type = "type",
+    ClientId = "clientId",
+    Db = "db",
+    Name = "name",
+    Names = "names",
+    Mode = "mode",
+    IfAvailable = "ifAvailable",
+    Steal = "steal",
+    Exclusive = "exclusive",
+    Shared = "shared",
+    Epoch = "epoch",
+    ClientIds = "clientIds",
+    Held = "held",
+    Pending = "pending",
+    Message = "message",
+    Hello = "hello",
+    Watch = "watch",
+    Request = "request",
+    Reclaim = "reclaim",
+    Release = "release",
+    Abort = "abort",
+    Query = "query",
+    Goodbye = "goodbye",
+    Adopt = "adopt",
+    Welcome = "welcome",
+    Granted = "granted",
+    NotAvailable = "notAvailable",
+    Stolen = "stolen",
+    Snapshot = "snapshot",
+    Error = "error",
+    Evicted = "evicted",
+}
 
 pub(crate) struct Codec {
     words: Vec<JsValue>,
@@ -98,6 +104,7 @@ fn read_u32(value: &JsValue) -> Option<u32> {
 impl Codec {
     pub(crate) fn new() -> Codec {
         Codec {
+            // (The last space leaves an empty string at the end, never looked up.)
             words: JsString::from(WORDS).split(" ").iter().collect(),
         }
     }
@@ -118,7 +125,9 @@ impl Codec {
             return Err((id, "unsupported protocol version"));
         }
         let malformed = |_| (id, "malformed message");
+        // (A type that is not one of the words, a string or not, is unknown.)
         let kind = fields.get(Word::Type);
+
         let is = |word| kind == *self.word(word);
         let need_id = || id.ok_or((None, "missing id"));
         let text = |key| fields.opt(key, JsValue::as_string).map_err(malformed);
