@@ -4,7 +4,24 @@ import { build, transform } from 'esbuild';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 
 export const TARGETS = ['chrome69', 'edge79', 'firefox91', 'safari15'];
-const common = { bundle: true, minify: true, target: TARGETS, legalComments: 'none', logLevel: 'warning' };
+// The connection's own fields and methods (js/connection.js, js/local.js) and the request
+// handlers' internal hooks are renamed too: each bundle has its own copy of them, and none
+// is a protocol field, an option or a name a page can see. (Measured: −143 B gzip on
+// index.js.) A name added here must not be used with another meaning in js/.
+const internal = [
+  'dbState', 'dbName', 'handlers', 'awaiting', 'failures', 'retry', 'nextId', 'newId', 'keepAlive',
+  'hub', 'undelivered', 'watchSent', 'sendWatch', 'reconnect', 'awaitWelcome', 'watchWorker',
+  'openDatabase', 'evicted', 'connectPort', 'attach', 'adopt', 'redeclare', 'lost', 'connections',
+  'failure',
+];
+const common = {
+  bundle: true,
+  minify: true,
+  target: TARGETS,
+  legalComments: 'none',
+  logLevel: 'warning',
+  mangleProps: new RegExp(`^(${internal.join('|')})$`),
+};
 
 await rm('dist', { recursive: true, force: true });
 await mkdir('dist');
