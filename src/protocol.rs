@@ -46,7 +46,6 @@
 //! with `error` (carrying its `id` when one could be read) and changes nothing.
 
 use crate::prelude::*;
-use alloc::rc::Rc;
 
 use crate::core::{Flavor, Mode};
 
@@ -129,15 +128,15 @@ pub fn flavor(
 pub struct LockInfo {
     pub name: Vec<u16>,
     pub mode: Mode,
-    pub client_id: Rc<str>,
+    pub client_id: String,
 }
 
 /// What the worker sends (the codec stamps each with `v`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WorkerMessage {
     Welcome {
-        epoch: Rc<str>,
-        db: Rc<str>,
+        epoch: String,
+        db: String,
     },
     Granted {
         id: u32,
@@ -157,7 +156,7 @@ pub enum WorkerMessage {
     Snapshot {
         id: u32,
         names: Vec<u16>,
-        client_ids: Vec<Rc<str>>,
+        client_ids: Vec<String>,
         held: Vec<u32>,
         pending: Vec<u32>,
     },

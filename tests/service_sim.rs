@@ -20,7 +20,6 @@
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
-use std::rc::Rc;
 
 use web_locks::core::Mode;
 use web_locks::protocol::{ClientMessage, WorkerMessage};
@@ -65,13 +64,13 @@ enum Event {
     /// Worker → context.
     ToCtx(usize, (usize, PortId), WorkerMessage),
     WorkerTimer(usize, Timer, u64),
-    WorkerWatchEnd(usize, Rc<str>, WatchEnd),
+    WorkerWatchEnd(usize, String, WatchEnd),
     Survey(usize),
     Lifeline(usize),
     /// The storage backend processes a context's open of (one of) its database(s).
-    IdbOpen(usize, Rc<str>),
+    IdbOpen(usize, String),
     /// The storage backend processes a worker's death-watch request.
-    IdbWatch(usize, Rc<str>),
+    IdbWatch(usize, String),
     /// The context's own database opened (its success event).
     DbOpened(usize),
     /// The context's watch on generation `gen`'s lifeline fired.
@@ -106,7 +105,7 @@ struct Ctx {
     alive: bool,
     busy_until: Time,
     client_id: String,
-    db: Rc<str>,
+    db: String,
     /// How many databases it opened (a new one after an eviction).
     generation: u32,
     db_open: bool,
@@ -145,7 +144,7 @@ struct Sim {
     registry: Option<usize>,
     port_owner: HashMap<(usize, PortId), usize>,
     fifo: HashMap<(bool, usize, PortId), Time>,
-    dbs: HashMap<Rc<str>, Db>,
+    dbs: HashMap<String, Db>,
     trace: bool,
     tokens: u64,
     pub answered: u64,
@@ -192,7 +191,7 @@ impl Sim {
 
     fn spawn_ctx(&mut self) {
         let i = self.ctxs.len();
-        let db: Rc<str> = format!("web-locks-client-{i}").into();
+        let db = format!("web-locks-client-{i}");
         self.ctxs.push(Ctx {
             alive: true,
             busy_until: 0,
@@ -286,7 +285,7 @@ impl Sim {
         self.close_db(&old);
         let ctx = &mut self.ctxs[c];
         ctx.generation += 1;
-        ctx.db = format!("web-locks-client-{c}-{}", ctx.generation).into();
+        ctx.db = format!("web-locks-client-{c}-{}", ctx.generation);
         ctx.db_open = false;
         self.open_db(c);
         self.reconnect(c);
@@ -325,7 +324,7 @@ impl Sim {
 
     /// A context's connection to `db` closes: every watch blocked on it ends (the first
     /// watcher deletes the database).
-    fn close_db(&mut self, db: &Rc<str>) {
+    fn close_db(&mut self, db: &String) {
         if let Some(state) = self.dbs.get_mut(db) {
             state.open_by = None;
             let watchers = std::mem::take(&mut state.watchers);

@@ -9,7 +9,6 @@
 //! says so with a `watch` without `db`, and is served unwatched (pagehide remains).
 
 use crate::prelude::*;
-use alloc::rc::Rc;
 
 use super::{ClientId, Output, Service, Timer, WatchEnd};
 
@@ -49,7 +48,7 @@ impl Service {
     }
 
     /// Watches `db` as `client`'s database (or adopts the survey's watch of it).
-    pub(super) fn watch_client(&mut self, client: ClientId, db: Rc<str>) {
+    pub(super) fn watch_client(&mut self, client: ClientId, db: String) {
         if let Some(entry) = self.clients.get_mut(&client) {
             entry.db = Some(db.clone());
         }
@@ -60,7 +59,7 @@ impl Service {
         }
     }
 
-    pub(super) fn watch(&mut self, db: Rc<str>, client: Option<ClientId>) {
+    pub(super) fn watch(&mut self, db: String, client: Option<ClientId>) {
         self.watches
             .insert(db.clone(), Watched { client, absent: 0 });
         self.outputs.push_back(Output::Watch(db));
@@ -82,7 +81,7 @@ impl Service {
         };
         let port = entry.port;
         match (db, entry.db.clone()) {
-            (Some(db), None) => self.watch_client(client, db.into()),
+            (Some(db), None) => self.watch_client(client, db),
             (Some(db), Some(known)) if *db != *known => {
                 return self.handle_malformed(port, None, "watch names another database");
             }

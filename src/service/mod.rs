@@ -29,8 +29,6 @@ use crate::prelude::*;
 mod liveness;
 mod recovery;
 
-use alloc::rc::Rc;
-
 use crate::fifo::Fifo;
 use crate::table::Table;
 
@@ -51,7 +49,7 @@ pub struct PortId(pub u32);
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Timer {
     Recovery,
-    Rewatch(Rc<str>),
+    Rewatch(String),
 }
 
 /// How a death watch on a context's database ended.
@@ -70,7 +68,7 @@ pub enum Output {
     Close(PortId),
     /// Start a death watch on this database; its end comes back as
     /// [`Service::handle_watch_end`].
-    Watch(Rc<str>),
+    Watch(String),
     SetTimer(Timer, u32),
     CancelTimer(Timer),
 }
@@ -87,9 +85,9 @@ pub struct Stats {
 
 struct Client {
     port: PortId,
-    client_id: Rc<str>,
+    client_id: String,
     /// The database it keeps open for as long as it lives, if it has one.
-    db: Option<Rc<str>>,
+    db: Option<String>,
     /// Its `watch` arrived: its requests are served.
     confirmed: bool,
 }
@@ -98,20 +96,20 @@ enum Recovery {
     /// The survey of existing databases has not answered yet.
     Surveying,
     /// Databases of surviving contexts that have neither re-declared nor died yet.
-    Awaiting(Table<Rc<str>, ()>),
+    Awaiting(Table<String, ()>),
     Done,
 }
 
 pub struct Service {
     core: LockManager,
-    epoch: Rc<str>,
+    epoch: String,
     /// The database clients watch to notice this worker's death, once open ("" if none).
-    lifeline: Option<Rc<str>>,
+    lifeline: Option<String>,
     /// Connected ports and the client each speaks for (after its `hello`).
     ports: Table<PortId, Option<ClientId>>,
     clients: Table<ClientId, Client>,
-    by_client_id: Table<Rc<str>, ClientId>,
-    watches: Table<Rc<str>, liveness::Watched>,
+    by_client_id: Table<String, ClientId>,
+    watches: Table<String, liveness::Watched>,
     recovery: Recovery,
     /// Inputs waiting to be served, in arrival order (see the module docs).
     deferred: Vec<(ClientId, ClientMessage)>,
@@ -237,7 +235,7 @@ impl Service {
     }
 
     /// The clientId `client` announced.
-    fn client_id(&self, client: ClientId) -> Rc<str> {
+    fn client_id(&self, client: ClientId) -> String {
         self.clients
             .get(&client)
             .map_or_else(|| "".into(), |c| c.client_id.clone())
@@ -309,7 +307,6 @@ impl Service {
             None => {
                 self.next_client += 1;
                 let client = ClientId(self.next_client);
-                let client_id: Rc<str> = client_id.into();
                 self.by_client_id.insert(client_id.clone(), client);
                 let entry = Client {
                     port,
@@ -319,7 +316,7 @@ impl Service {
                 };
                 self.clients.insert(client, entry);
                 if let Some(db) = db {
-                    self.watch_client(client, db.into());
+                    self.watch_client(client, db);
                 }
                 client
             }

@@ -15,7 +15,6 @@
 //! so that a restarted worker's survey finds every context that could hold a lock.
 
 use crate::prelude::*;
-use alloc::rc::Rc;
 
 use crate::table::Table;
 
@@ -34,7 +33,6 @@ impl Service {
         }
         let mut awaited = Table::new();
         for db in databases {
-            let db: Rc<str> = db.into();
             if self.watched_by_confirmed(&db) {
                 continue; // its context has connected and re-declared already
             }

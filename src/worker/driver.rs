@@ -7,7 +7,6 @@
 
 use crate::prelude::*;
 use alloc::boxed::Box;
-use alloc::rc::Rc;
 use core::any::Any;
 use core::cell::RefCell;
 
@@ -50,7 +49,7 @@ pub(crate) struct Driver {
     service: Service,
     codec: Codec,
     ports: Table<PortId, Connected>,
-    watches: Table<Rc<str>, DeathWatch>,
+    watches: Table<String, DeathWatch>,
     timers: Table<Timer, JsTimer>,
     next_port: u32,
     /// Watches and timers whose own callback is running: dropped with the next outbox.
@@ -183,7 +182,7 @@ impl Driver {
         outbox
     }
 
-    fn watch(&mut self, db: Rc<str>, outbox: &mut Outbox) {
+    fn watch(&mut self, db: String, outbox: &mut Outbox) {
         let me = self.me();
         let name = db.clone();
         let started = DeathWatch::start(&db, move |end| {
