@@ -105,7 +105,10 @@ impl Codec {
     pub(crate) fn new() -> Codec {
         Codec {
             // (The last space leaves an empty string at the end, never looked up.)
-            words: JsString::from(WORDS).split(" ").iter().collect(),
+            words: {
+                let words = JsString::from(WORDS).split(" ");
+                (0..words.length()).map(|at| words.get(at)).collect()
+            },
         }
     }
 
@@ -243,13 +246,23 @@ fn decode_names(fields: &Fields<'_>) -> Option<Vec<Vec<u16>>> {
         return Some(alloc::vec![decode_name(&name)?]);
     }
     let names = fields.get(Word::Names).dyn_into::<Array>().ok()?;
-    names.iter().map(|name| decode_name(&name)).collect()
+    let mut decoded = Vec::with_capacity(names.length() as usize);
+    for at in 0..names.length() {
+        decoded.push(decode_name(&names.get(at))?);
+    }
+    Some(decoded)
 }
 
 /// A DOMString's code units, read as they are (no UTF-8 round trip, which would replace
 /// lone surrogates with U+FFFD).
 fn decode_name(value: &JsValue) -> Option<Vec<u16>> {
-    Some(value.dyn_ref::<JsString>()?.iter().collect())
+    let text = value.dyn_ref::<JsString>()?;
+    let length = text.length();
+    let mut units = Vec::with_capacity(length as usize);
+    for at in 0..length {
+        units.push(text.char_code_at(at) as u16);
+    }
+    Some(units)
 }
 
 /// A DOMString from its code units, nothing replaced: well-formed UTF-16 through a

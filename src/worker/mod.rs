@@ -72,15 +72,15 @@ pub fn serve_local(port: MessagePort) {
 #[wasm_bindgen]
 pub fn serve(early_ports: js_sys::Array, epoch: &str, survivors: js_sys::Array) {
     let driver = Driver::new(epoch);
+    // (Arrays are read by index: js-sys's array iterator is more code.)
     with(driver, |d| {
-        d.service().handle_survey(
-            survivors
-                .iter()
-                .filter_map(|name| name.as_string())
-                .collect(),
-        );
-        for port in early_ports.iter() {
-            d.connect(port.unchecked_into());
+        let mut names = Vec::new();
+        for at in 0..survivors.length() {
+            names.extend(survivors.get(at).as_string());
+        }
+        d.service().handle_survey(names);
+        for at in 0..early_ports.length() {
+            d.connect(early_ports.get(at).unchecked_into());
         }
     });
     let on_connect = Listener::new(&SCOPE.with(EventTarget::clone), "connect", move |event| {
