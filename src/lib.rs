@@ -16,7 +16,6 @@ extern crate alloc;
 
 /// What std's prelude would give, for the `no_std` build.
 mod prelude {
-    pub use alloc::string::String;
     pub use alloc::vec::Vec;
 }
 

@@ -51,15 +51,24 @@ use crate::core::{Flavor, Mode};
 
 pub const VERSION: u32 = 3;
 
+/// A DOMString other than a lock name (a client id, a database name, the worker's epoch),
+/// as its UTF-16 code units, like names: the worker reads every string the same way.
+pub type Text = Vec<u16>;
+
+/// A Rust string as [`Text`].
+pub fn text(s: &str) -> Text {
+    s.encode_utf16().collect()
+}
+
 /// What a context sends, decoded (by the worker's codec, or built by a test).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClientMessage {
     Hello {
-        client_id: String,
-        db: Option<String>,
+        client_id: Text,
+        db: Option<Text>,
     },
     Watch {
-        db: Option<String>,
+        db: Option<Text>,
     },
     Request {
         id: u32,
@@ -128,15 +137,15 @@ pub fn flavor(
 pub struct LockInfo {
     pub name: Vec<u16>,
     pub mode: Mode,
-    pub client_id: String,
+    pub client_id: Text,
 }
 
 /// What the worker sends (the codec stamps each with `v`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WorkerMessage {
     Welcome {
-        epoch: String,
-        db: String,
+        epoch: Text,
+        db: Text,
     },
     Granted {
         id: u32,
@@ -156,7 +165,7 @@ pub enum WorkerMessage {
     Snapshot {
         id: u32,
         names: Vec<u16>,
-        client_ids: Vec<String>,
+        client_ids: Vec<Text>,
         held: Vec<u32>,
         pending: Vec<u32>,
     },

@@ -22,7 +22,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 use web_locks::core::Mode;
-use web_locks::protocol::{ClientMessage, WorkerMessage};
+use web_locks::protocol::{text, ClientMessage, Text, WorkerMessage};
 use web_locks::service::{Output, PortId, Service, Timer, WatchEnd};
 
 type Time = u64;
@@ -64,13 +64,13 @@ enum Event {
     /// Worker → context.
     ToCtx(usize, (usize, PortId), WorkerMessage),
     WorkerTimer(usize, Timer, u64),
-    WorkerWatchEnd(usize, String, WatchEnd),
+    WorkerWatchEnd(usize, Text, WatchEnd),
     Survey(usize),
     Lifeline(usize),
     /// The storage backend processes a context's open of (one of) its database(s).
-    IdbOpen(usize, String),
+    IdbOpen(usize, Text),
     /// The storage backend processes a worker's death-watch request.
-    IdbWatch(usize, String),
+    IdbWatch(usize, Text),
     /// The context's own database opened (its success event).
     DbOpened(usize),
     /// The context's watch on generation `gen`'s lifeline fired.
@@ -104,8 +104,8 @@ struct Req {
 struct Ctx {
     alive: bool,
     busy_until: Time,
-    client_id: String,
-    db: String,
+    client_id: Text,
+    db: Text,
     /// How many databases it opened (a new one after an eviction).
     generation: u32,
     db_open: bool,
@@ -144,7 +144,7 @@ struct Sim {
     registry: Option<usize>,
     port_owner: HashMap<(usize, PortId), usize>,
     fifo: HashMap<(bool, usize, PortId), Time>,
-    dbs: HashMap<String, Db>,
+    dbs: HashMap<Text, Db>,
     trace: bool,
     tokens: u64,
     pub answered: u64,
@@ -191,11 +191,11 @@ impl Sim {
 
     fn spawn_ctx(&mut self) {
         let i = self.ctxs.len();
-        let db = format!("web-locks-client-{i}");
+        let db = text(&format!("web-locks-client-{i}"));
         self.ctxs.push(Ctx {
             alive: true,
             busy_until: 0,
-            client_id: format!("client-{i}"),
+            client_id: text(&format!("client-{i}")),
             db,
             generation: 0,
             db_open: false,
@@ -230,7 +230,7 @@ impl Sim {
         ctx.welcomed = false;
         let hello = ClientMessage::Hello {
             client_id: ctx.client_id.clone(),
-            db: Some(ctx.db.to_string()),
+            db: Some(ctx.db.clone()),
         };
         self.post(c, hello);
         let token = self.token();
@@ -274,7 +274,7 @@ impl Sim {
             self.post(c, message);
         }
         if self.ctxs[c].db_open {
-            let db = Some(self.ctxs[c].db.to_string());
+            let db = Some(self.ctxs[c].db.clone());
             self.post(c, ClientMessage::Watch { db });
         }
     }
@@ -285,7 +285,7 @@ impl Sim {
         self.close_db(&old);
         let ctx = &mut self.ctxs[c];
         ctx.generation += 1;
-        ctx.db = format!("web-locks-client-{c}-{}", ctx.generation);
+        ctx.db = text(&format!("web-locks-client-{c}-{}", ctx.generation));
         ctx.db_open = false;
         self.open_db(c);
         self.reconnect(c);
@@ -324,7 +324,7 @@ impl Sim {
 
     /// A context's connection to `db` closes: every watch blocked on it ends (the first
     /// watcher deletes the database).
-    fn close_db(&mut self, db: &String) {
+    fn close_db(&mut self, db: &Text) {
         if let Some(state) = self.dbs.get_mut(db) {
             state.open_by = None;
             let watchers = std::mem::take(&mut state.watchers);
@@ -505,7 +505,7 @@ impl Sim {
     fn start_worker(&mut self, host: usize) -> usize {
         let gen = self.workers.len();
         self.workers.push(Worker {
-            service: Service::new(&format!("epoch-{gen}")),
+            service: Service::new(&text(&format!("epoch-{gen}"))),
             alive: true,
             timers: HashMap::new(),
             next_port: 0,
@@ -608,7 +608,7 @@ impl Sim {
             }
             Event::Survey(gen) => {
                 if self.workers[gen].alive {
-                    let dbs: Vec<String> = self.dbs.keys().map(|d| d.to_string()).collect();
+                    let dbs: Vec<Text> = self.dbs.keys().cloned().collect();
                     let mut dbs = dbs;
                     dbs.sort();
                     self.workers[gen].service.handle_survey(dbs);
@@ -617,7 +617,7 @@ impl Sim {
             }
             Event::Lifeline(gen) => {
                 if self.workers[gen].alive {
-                    let db = format!("web-locks-worker-{gen}");
+                    let db = text(&format!("web-locks-worker-{gen}"));
                     self.workers[gen].service.handle_lifeline(Some(&db));
                     self.drain(gen);
                 }
@@ -650,7 +650,7 @@ impl Sim {
             Event::DbOpened(c) => {
                 if self.ctxs[c].alive {
                     self.ctxs[c].db_open = true;
-                    let db = Some(self.ctxs[c].db.to_string());
+                    let db = Some(self.ctxs[c].db.clone());
                     self.post(c, ClientMessage::Watch { db });
                 }
             }
@@ -740,7 +740,7 @@ impl Sim {
             let stuck = held
                 .iter()
                 .chain(&pending)
-                .any(|i| &*i.client_id == client_id);
+                .any(|i| i.client_id == *client_id);
             assert!(
                 !stuck,
                 "context {c} died at {:?}; worker {gen} still has its locks at {}",

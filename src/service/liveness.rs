@@ -8,9 +8,7 @@
 //! the context for dead once they are spent. A context that cannot open a database at all
 //! says so with a `watch` without `db`, and is served unwatched (pagehide remains).
 
-use crate::prelude::*;
-
-use super::{ClientId, Output, Service, Timer, WatchEnd};
+use super::{ClientId, Output, Service, Text, Timer, WatchEnd};
 
 /// Delays before each further look at a database that was absent: a context that died
 /// before its database was created is taken for dead 750 ms after its first look.
@@ -26,7 +24,7 @@ pub(super) struct Watched {
 
 impl Service {
     /// A death watch ended.
-    pub fn handle_watch_end(&mut self, db: &str, end: WatchEnd) {
+    pub fn handle_watch_end(&mut self, db: &[u16], end: WatchEnd) {
         let Some(watched) = self.watches.get_mut(db) else {
             return;
         };
@@ -48,7 +46,7 @@ impl Service {
     }
 
     /// Watches `db` as `client`'s database (or adopts the survey's watch of it).
-    pub(super) fn watch_client(&mut self, client: ClientId, db: String) {
+    pub(super) fn watch_client(&mut self, client: ClientId, db: Text) {
         if let Some(entry) = self.clients.get_mut(&client) {
             entry.db = Some(db.clone());
         }
@@ -59,13 +57,13 @@ impl Service {
         }
     }
 
-    pub(super) fn watch(&mut self, db: String, client: Option<ClientId>) {
+    pub(super) fn watch(&mut self, db: Text, client: Option<ClientId>) {
         self.watches
             .insert(db.clone(), Watched { client, absent: 0 });
         self.outputs.push_back(Output::Watch(db));
     }
 
-    pub(super) fn watched_by_confirmed(&self, db: &str) -> bool {
+    pub(super) fn watched_by_confirmed(&self, db: &[u16]) -> bool {
         self.watches
             .get(db)
             .and_then(|w| w.client)
@@ -75,7 +73,7 @@ impl Service {
 
     /// `watch`: the client's database is open (or, without `db`, it has none); everything
     /// it re-declared after a reconnection came before this. It is served from now on.
-    pub(super) fn confirm(&mut self, client: ClientId, db: Option<String>) {
+    pub(super) fn confirm(&mut self, client: ClientId, db: Option<Text>) {
         let Some(entry) = self.clients.get_mut(&client) else {
             return;
         };

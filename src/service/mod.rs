@@ -35,7 +35,7 @@ use crate::table::Table;
 use crate::core::{
     AbortOutcome, Action, ClientId, LockManager, Mode, RequestError, RequestId, RequestState,
 };
-use crate::protocol::{self, ClientMessage, LockInfo, WorkerMessage};
+use crate::protocol::{self, ClientMessage, LockInfo, Text, WorkerMessage};
 
 pub use liveness::REWATCH_MS;
 pub use recovery::RECOVERY_LIMIT_MS;
@@ -49,7 +49,7 @@ pub struct PortId(pub u32);
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Timer {
     Recovery,
-    Rewatch(String),
+    Rewatch(Text),
 }
 
 /// How a death watch on a context's database ended.
@@ -68,7 +68,7 @@ pub enum Output {
     Close(PortId),
     /// Start a death watch on this database; its end comes back as
     /// [`Service::handle_watch_end`].
-    Watch(String),
+    Watch(Text),
     SetTimer(Timer, u32),
     CancelTimer(Timer),
 }
@@ -85,9 +85,9 @@ pub struct Stats {
 
 struct Client {
     port: PortId,
-    client_id: String,
+    client_id: Text,
     /// The database it keeps open for as long as it lives, if it has one.
-    db: Option<String>,
+    db: Option<Text>,
     /// Its `watch` arrived: its requests are served.
     confirmed: bool,
 }
@@ -96,20 +96,20 @@ enum Recovery {
     /// The survey of existing databases has not answered yet.
     Surveying,
     /// Databases of surviving contexts that have neither re-declared nor died yet.
-    Awaiting(Table<String, ()>),
+    Awaiting(Table<Text, ()>),
     Done,
 }
 
 pub struct Service {
     core: LockManager,
-    epoch: String,
+    epoch: Text,
     /// The database clients watch to notice this worker's death, once open ("" if none).
-    lifeline: Option<String>,
+    lifeline: Option<Text>,
     /// Connected ports and the client each speaks for (after its `hello`).
     ports: Table<PortId, Option<ClientId>>,
     clients: Table<ClientId, Client>,
-    by_client_id: Table<String, ClientId>,
-    watches: Table<String, liveness::Watched>,
+    by_client_id: Table<Text, ClientId>,
+    watches: Table<Text, liveness::Watched>,
     recovery: Recovery,
     /// Inputs waiting to be served, in arrival order (see the module docs).
     deferred: Vec<(ClientId, ClientMessage)>,
@@ -130,7 +130,7 @@ impl Service {
     /// A new worker's service: it starts surveying (the driver — in the worker, its loader —
     /// lists the databases and answers with [`Service::handle_survey`]) and opening its
     /// lifeline.
-    pub fn new(epoch: &str) -> Service {
+    pub fn new(epoch: &[u16]) -> Service {
         Service {
             core: LockManager::new(),
             epoch: epoch.into(),
@@ -192,7 +192,7 @@ impl Service {
     }
 
     /// The lifeline database is open (`None`: it cannot be): welcome the clients so far.
-    pub fn handle_lifeline(&mut self, db: Option<&str>) {
+    pub fn handle_lifeline(&mut self, db: Option<&[u16]>) {
         self.lifeline = Some(db.unwrap_or_default().into());
         let clients: Vec<ClientId> = self.clients.keys().copied().collect();
         for client in clients {
@@ -235,10 +235,10 @@ impl Service {
     }
 
     /// The clientId `client` announced.
-    fn client_id(&self, client: ClientId) -> String {
+    fn client_id(&self, client: ClientId) -> Text {
         self.clients
             .get(&client)
-            .map_or_else(|| "".into(), |c| c.client_id.clone())
+            .map_or_else(Text::new, |c| c.client_id.clone())
     }
 
     /// §4.5 for a `query`, in the compact form of [`WorkerMessage::Snapshot`].
@@ -292,8 +292,8 @@ impl Service {
 
     // ----- Clients -----------------------------------------------------------------------
 
-    fn hello(&mut self, port: PortId, client_id: String, db: Option<String>) {
-        let client = match self.by_client_id.get(client_id.as_str()) {
+    fn hello(&mut self, port: PortId, client_id: Text, db: Option<Text>) {
+        let client = match self.by_client_id.get(&client_id[..]) {
             // A context that believed its port dead reconnected while this worker still
             // knows it: the new port takes the client over, state and all; replies go to
             // it from now on. The old port stays the client's until the client ends: what

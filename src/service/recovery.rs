@@ -18,7 +18,7 @@ use crate::prelude::*;
 
 use crate::table::Table;
 
-use super::{Output, Recovery, Service, Timer};
+use super::{Output, Recovery, Service, Text, Timer};
 
 /// The longest a new worker waits for survivors (e.g. a tab busy in a long task) before it
 /// serves again.
@@ -27,7 +27,7 @@ pub const RECOVERY_LIMIT_MS: u32 = 3000;
 impl Service {
     /// The survey answered: the contexts' databases that exist now (empty where the
     /// browser cannot list them; there a restarted worker does not wait).
-    pub fn handle_survey(&mut self, databases: Vec<String>) {
+    pub fn handle_survey(&mut self, databases: Vec<Text>) {
         if !matches!(self.recovery, Recovery::Surveying) {
             return;
         }
@@ -53,7 +53,7 @@ impl Service {
     }
 
     /// The context behind `db` re-declared or died: it is no longer awaited.
-    pub(super) fn survivor_done(&mut self, db: &str) {
+    pub(super) fn survivor_done(&mut self, db: &[u16]) {
         if let Recovery::Awaiting(awaited) = &mut self.recovery {
             awaited.remove(db);
             if awaited.is_empty() {

@@ -133,7 +133,7 @@ impl Codec {
 
         let is = |word| kind == *self.word(word);
         let need_id = || id.ok_or((None, "missing id"));
-        let text = |key| fields.opt(key, JsValue::as_string).map_err(malformed);
+        let text = |key| fields.opt(key, decode_text).map_err(malformed);
         let flag = |key| {
             Ok(fields
                 .opt(key, JsValue::as_bool)
@@ -141,7 +141,8 @@ impl Codec {
                 .unwrap_or(false))
         };
         let names = || {
-            decode_names(&fields).ok_or((id, "name must be a string, names an array of strings"))
+            decode_lock_names(&fields)
+                .ok_or((id, "name must be a string, names an array of strings"))
         };
         let mode = || {
             let mode = fields.get(Word::Mode);
@@ -203,8 +204,8 @@ impl Codec {
         self.set(&object, Word::V, &VERSION.into());
         let (kind, id) = match message {
             WorkerMessage::Welcome { epoch, db } => {
-                self.set(&object, Word::Epoch, &(**epoch).into());
-                self.set(&object, Word::Db, &(**db).into());
+                self.set(&object, Word::Epoch, &encode_text(epoch));
+                self.set(&object, Word::Db, &encode_text(db));
                 (Word::Welcome, None)
             }
             WorkerMessage::Granted { id } => (Word::Granted, Some(*id)),
@@ -217,8 +218,8 @@ impl Codec {
                 held,
                 pending,
             } => {
-                self.set(&object, Word::Names, &encode_name(names));
-                let ids: Array = client_ids.iter().map(|c| JsValue::from(&**c)).collect();
+                self.set(&object, Word::Names, &encode_text(names));
+                let ids: Array = client_ids.iter().map(|c| encode_text(c)).collect();
                 self.set(&object, Word::ClientIds, &ids);
                 self.set(&object, Word::Held, &Uint32Array::from(&held[..]));
                 self.set(&object, Word::Pending, &Uint32Array::from(&pending[..]));
@@ -240,22 +241,22 @@ impl Codec {
 
 /// `name` (one string) or `names` (a scope: an array of strings; the core checks their
 /// order).
-fn decode_names(fields: &Fields<'_>) -> Option<Vec<Vec<u16>>> {
+fn decode_lock_names(fields: &Fields<'_>) -> Option<Vec<Vec<u16>>> {
     let name = fields.get(Word::Name);
     if !name.is_undefined() {
-        return Some(alloc::vec![decode_name(&name)?]);
+        return Some(alloc::vec![decode_text(&name)?]);
     }
     let names = fields.get(Word::Names).dyn_into::<Array>().ok()?;
     let mut decoded = Vec::with_capacity(names.length() as usize);
     for at in 0..names.length() {
-        decoded.push(decode_name(&names.get(at))?);
+        decoded.push(decode_text(&names.get(at))?);
     }
     Some(decoded)
 }
 
 /// A DOMString's code units, read as they are (no UTF-8 round trip, which would replace
 /// lone surrogates with U+FFFD).
-fn decode_name(value: &JsValue) -> Option<Vec<u16>> {
+pub(crate) fn decode_text(value: &JsValue) -> Option<Vec<u16>> {
     let text = value.dyn_ref::<JsString>()?;
     let length = text.length();
     let mut units = Vec::with_capacity(length as usize);
@@ -269,7 +270,7 @@ fn decode_name(value: &JsValue) -> Option<Vec<u16>> {
 /// `TextDecoder("utf-16le")` in one call (a 10,000-lock snapshot's names are one string),
 /// lone surrogates (which that decoder would replace) by `String.fromCharCode`, in chunks
 /// that fit an argument list.
-fn encode_name(units: &[u16]) -> JsValue {
+pub(crate) fn encode_text(units: &[u16]) -> JsValue {
     if well_formed(units) {
         // A Uint16Array's bytes are in the platform's order, little-endian wherever wasm runs.
         // `ignoreBOM`: a leading U+FEFF is text, not a byte order mark to drop.

@@ -13,10 +13,11 @@ use core::cell::RefCell;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, MessagePort};
 
-use super::codec::{Codec, Decoded};
+use super::codec::{encode_text, Codec, Decoded};
 use super::death_watch::DeathWatch;
 use super::listener::Listener;
 use super::timer::Timer as JsTimer;
+use crate::protocol::Text;
 use crate::service::{Output, PortId, Service, Timer};
 use crate::table::Table;
 
@@ -49,7 +50,7 @@ pub(crate) struct Driver {
     service: Service,
     codec: Codec,
     ports: Table<PortId, Connected>,
-    watches: Table<String, DeathWatch>,
+    watches: Table<Text, DeathWatch>,
     timers: Table<Timer, JsTimer>,
     next_port: u32,
     /// Watches and timers whose own callback is running: dropped with the next outbox.
@@ -73,7 +74,7 @@ pub(crate) fn with(driver: Handle, f: impl FnOnce(&mut Driver)) {
 }
 
 impl Driver {
-    pub(crate) fn new(epoch: &str) -> Handle {
+    pub(crate) fn new(epoch: &[u16]) -> Handle {
         let driver: Handle = Box::leak(Box::new(RefCell::new(Driver {
             service: Service::new(epoch),
             codec: Codec::new(),
@@ -182,10 +183,10 @@ impl Driver {
         outbox
     }
 
-    fn watch(&mut self, db: String, outbox: &mut Outbox) {
+    fn watch(&mut self, db: Text, outbox: &mut Outbox) {
         let me = self.me();
         let name = db.clone();
-        let started = DeathWatch::start(&db, move |end| {
+        let started = DeathWatch::start(encode_text(&db).into(), move |end| {
             with(me, |driver| {
                 if let Some(ended) = driver.watches.remove(&name) {
                     driver.ended.push(Box::new(ended));

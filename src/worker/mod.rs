@@ -19,6 +19,8 @@ use core::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use web_sys::{EventTarget, MessageEvent, MessagePort};
 
+use crate::protocol::text;
+use codec::decode_text;
 use driver::{with, Driver, Handle};
 use listener::Listener;
 
@@ -57,7 +59,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// It coordinates only the contexts that reach this port.
 #[wasm_bindgen]
 pub fn serve_local(port: MessagePort) {
-    with(Driver::new("local"), |d| {
+    with(Driver::new(&text("local")), |d| {
         d.service().handle_lifeline(None);
         d.service().handle_survey(Vec::new());
         d.connect(port);
@@ -70,13 +72,13 @@ pub fn serve_local(port: MessagePort) {
 /// names) while the wasm loaded; its lifeline database may still be opening (see
 /// [`lifeline_open`]): requests are served meanwhile, only the welcome waits for it.
 #[wasm_bindgen]
-pub fn serve(early_ports: js_sys::Array, epoch: &str, survivors: js_sys::Array) {
-    let driver = Driver::new(epoch);
+pub fn serve(early_ports: js_sys::Array, epoch: JsValue, survivors: js_sys::Array) {
+    let driver = Driver::new(&decode_text(&epoch).unwrap_or_default());
     // (Arrays are read by index: js-sys's array iterator is more code.)
     with(driver, |d| {
         let mut names = Vec::new();
         for at in 0..survivors.length() {
-            names.extend(survivors.get(at).as_string());
+            names.extend(decode_text(&survivors.get(at)));
         }
         d.service().handle_survey(names);
         for at in 0..early_ports.length() {
@@ -99,7 +101,8 @@ pub fn lifeline_open(lifeline: JsValue) {
     let driver = SERVING.0.borrow().as_ref().map(|(driver, _)| *driver);
     if let Some(driver) = driver {
         with(driver, |d| {
-            d.service().handle_lifeline(lifeline.as_string().as_deref())
+            d.service()
+                .handle_lifeline(decode_text(&lifeline).as_deref())
         });
     }
 }

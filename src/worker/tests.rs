@@ -14,7 +14,7 @@ use web_sys::{MessageChannel, MessageEvent, MessagePort};
 
 use super::driver::{with, Driver, Handle};
 use super::listener::Listener;
-use crate::protocol::VERSION;
+use crate::protocol::{text, VERSION};
 
 wasm_bindgen_test_configure!(run_in_shared_worker);
 
@@ -189,9 +189,9 @@ fn pending_promise() -> (Promise, js_sys::Function) {
 
 /// A driver whose lifeline is open and whose survey found no survivors.
 fn new_driver() -> Handle {
-    let driver = Driver::new("test-epoch");
+    let driver = Driver::new(&text("test-epoch"));
     with(driver, |d| {
-        d.service().handle_lifeline(Some("test-lifeline"));
+        d.service().handle_lifeline(Some(&text("test-lifeline")));
         d.service().handle_survey(Vec::new());
     });
     driver
@@ -513,9 +513,9 @@ async fn snapshot_names_come_back_exact_whether_well_formed_or_not() {
 
 #[wasm_bindgen_test]
 async fn requests_wait_for_watch_and_for_the_survey() {
-    let driver = Driver::new("test-epoch");
+    let driver = Driver::new(&text("test-epoch"));
     with(driver, |d| {
-        d.service().handle_lifeline(Some("test-lifeline"))
+        d.service().handle_lifeline(Some(&text("test-lifeline")))
     });
     let a = Context::hello(driver, "a").await;
     a.request(1, "x", &[("ifAvailable", true.into())]);
