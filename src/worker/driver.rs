@@ -7,7 +7,6 @@
 
 use crate::prelude::*;
 use alloc::boxed::Box;
-use core::any::Any;
 use core::cell::RefCell;
 
 use wasm_bindgen::{JsCast, JsValue};
@@ -32,7 +31,15 @@ pub(crate) struct Outbox {
     messages: Vec<(MessagePort, JsValue)>,
     /// Ports, watches and timers that ended: dropped (listeners removed) after the
     /// messages went out, never while their own listener runs inside a borrow.
-    dropped: Vec<Box<dyn Any>>,
+    dropped: Vec<Ended>,
+}
+
+/// A port, watch or timer that ended, kept until it can be dropped.
+#[allow(dead_code)] // (held only to be dropped)
+enum Ended {
+    Port(Connected),
+    Watch(DeathWatch),
+    Timer(JsTimer),
 }
 
 impl Outbox {
@@ -54,7 +61,7 @@ pub(crate) struct Driver {
     timers: Table<Timer, JsTimer>,
     next_port: u32,
     /// Watches and timers whose own callback is running: dropped with the next outbox.
-    ended: Vec<Box<dyn Any>>,
+    ended: Vec<Ended>,
     /// This driver, for the callbacks it registers (set by [`Driver::new`]).
     me: Option<Handle>,
 }
@@ -154,7 +161,7 @@ impl Driver {
                 Output::Close(port) => {
                     if let Some(connected) = self.ports.remove(&port) {
                         connected.port.close();
-                        outbox.dropped.push(Box::new(connected));
+                        outbox.dropped.push(Ended::Port(connected));
                     }
                 }
                 Output::Watch(db) => self.watch(db, &mut outbox),
@@ -164,18 +171,18 @@ impl Driver {
                     let js = JsTimer::once(millis, move || {
                         with(me, |driver| {
                             if let Some(fired) = driver.timers.remove(&key) {
-                                driver.ended.push(Box::new(fired));
+                                driver.ended.push(Ended::Timer(fired));
                             }
                             driver.service.handle_timer(key);
                         })
                     });
                     if let Some(old) = self.timers.insert(timer, js) {
-                        outbox.dropped.push(Box::new(old));
+                        outbox.dropped.push(Ended::Timer(old));
                     }
                 }
                 Output::CancelTimer(timer) => {
                     if let Some(old) = self.timers.remove(&timer) {
-                        outbox.dropped.push(Box::new(old));
+                        outbox.dropped.push(Ended::Timer(old));
                     }
                 }
             }
@@ -189,7 +196,7 @@ impl Driver {
         let started = DeathWatch::start(encode_text(&db).into(), move |end| {
             with(me, |driver| {
                 if let Some(ended) = driver.watches.remove(&name) {
-                    driver.ended.push(Box::new(ended));
+                    driver.ended.push(Ended::Watch(ended));
                 }
                 driver.service.handle_watch_end(&name, end);
             })
@@ -197,7 +204,7 @@ impl Driver {
         match started {
             Ok(watch) => {
                 if let Some(old) = self.watches.insert(db, watch) {
-                    outbox.dropped.push(Box::new(old));
+                    outbox.dropped.push(Ended::Watch(old));
                 }
             }
             // No IndexedDB in this worker: its context is served unwatched (its goodbye
