@@ -31,7 +31,7 @@ async function wasmSource(url) {
 export async function serveLocal(port, wasmUrl) {
   MessagePort = Object.getPrototypeOf(port).constructor;
   await wasm_bindgen({ module_or_path: await wasmSource(wasmUrl) });
-  wasm_bindgen.serve_local(port);
+  wasm_bindgen.serve_local(port, 'local');
   // Node: the service's ports never hold the process open (a client's port does while it
   // waits for an answer). The service listens first; then each adopted port is unref'd.
   if (typeof port.unref === 'function') {

@@ -19,7 +19,6 @@ use core::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use web_sys::{EventTarget, MessageEvent, MessagePort};
 
-use crate::protocol::text;
 use codec::decode_text;
 use driver::{with, Driver, Handle};
 use listener::Listener;
@@ -56,10 +55,10 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// An in-process lock service for one realm (`createLockManager({ local: true })`, the
 /// `local` entry): no SharedWorker, no IndexedDB, no survivors to wait for; `port` is the
 /// worker's end of a MessageChannel whose other end the realm's glue speaks the protocol on.
-/// It coordinates only the contexts that reach this port.
+/// It coordinates only the contexts that reach this port. `epoch` names it in welcomes.
 #[wasm_bindgen]
-pub fn serve_local(port: MessagePort) {
-    with(Driver::new(&text("local")), |d| {
+pub fn serve_local(port: MessagePort, epoch: JsValue) {
+    with(Driver::new(&decode_text(&epoch).unwrap_or_default()), |d| {
         d.service().handle_lifeline(None);
         d.service().handle_survey(Vec::new());
         d.connect(port);
