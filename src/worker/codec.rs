@@ -3,7 +3,7 @@
 //! they are read as UTF-16 code units, so no lone surrogate is ever replaced.
 
 use crate::prelude::*;
-use js_sys::{Array, JsString, Object, Reflect, Uint16Array, Uint32Array};
+use js_sys::{Array, JsString, Number, Object, Reflect, Uint16Array, Uint32Array};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -95,10 +95,25 @@ impl Fields<'_> {
     }
 }
 
-/// A u32 (ids, the version): an integral number in range.
+/// A u32 (ids, the version): an integral number in range. (Checked by
+/// `Number.isSafeInteger`, then read as a number: no `Option<f64>` crossing.)
 fn read_u32(value: &JsValue) -> Option<u32> {
-    let n = value.as_f64()?;
-    (n >= 0.0 && n <= f64::from(u32::MAX) && n == (n as u32) as f64).then_some(n as u32)
+    if !Number::is_safe_integer(value) {
+        return None;
+    }
+    let n = value.unchecked_into_f64();
+    (n >= 0.0 && n <= f64::from(u32::MAX)).then_some(n as u32)
+}
+
+/// A boolean, by identity (no `Option<bool>` crossing).
+fn read_bool(value: &JsValue) -> Option<bool> {
+    if *value == JsValue::TRUE {
+        Some(true)
+    } else if *value == JsValue::FALSE {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 impl Codec {
@@ -136,7 +151,7 @@ impl Codec {
         let text = |key| fields.opt(key, decode_text).map_err(malformed);
         let flag = |key| {
             Ok(fields
-                .opt(key, JsValue::as_bool)
+                .opt(key, read_bool)
                 .map_err(malformed)?
                 .unwrap_or(false))
         };

@@ -65,7 +65,7 @@ impl DeathWatch {
                 let _ = upgrade.abort();
             }
             let old = Reflect::get(&event, &"oldVersion".into()).ok();
-            let end = if old.and_then(|v| v.as_f64()) == Some(0.0) {
+            let end = if old == Some(JsValue::from_f64(0.0)) {
                 WatchEnd::Absent
             } else {
                 let _ = factory.delete_database(&db);
