@@ -85,9 +85,10 @@ pub fn serve(early_ports: js_sys::Array, epoch: JsValue, survivors: js_sys::Arra
         }
     });
     let on_connect = Listener::new(&SCOPE.with(EventTarget::clone), "connect", move |event| {
-        let ports = event.unchecked_into::<MessageEvent>().ports();
-        if let Ok(port) = ports.get(0).dyn_into::<MessagePort>() {
-            with(driver, |d| d.connect(port));
+        // (A connect event's port is a MessagePort: no class check, as for `adopt`.)
+        let port = event.unchecked_into::<MessageEvent>().ports().get(0);
+        if !port.is_undefined() {
+            with(driver, |d| d.connect(port.unchecked_into()));
         }
     });
     *SERVING.0.borrow_mut() = Some((driver, on_connect));
