@@ -37,7 +37,7 @@
   // worker cannot know its survivors.
   var surveyed = new Promise(function (done) { done(factory.databases()); }).then(function (infos) {
     return infos.map(function (info) { return info.name; }).filter(function (name) {
-      return typeof name === 'string' && name.indexOf('web-locks-client-') === 0;
+      return /^web-locks-client-/.test(name);
     });
   }).catch(function () { return []; });
   // The .wasm sits next to this script unless the page said where (#wasm=<url>).
@@ -57,8 +57,9 @@
     early = null;
     opened.then(wasm_bindgen.lifeline_open);
   }, function (error) {
-    console.error('web-locks worker: cannot load ' + wasmUrl, error);
-    var message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm: ' + error };
+    var why = 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error;
+    console.error(why, error);
+    var message = { v: 3, type: 'fatal', message: why };
     early.forEach(function (port) { port.postMessage(message); });
     self.removeEventListener('connect', keep);
     self.addEventListener('connect', function (event) { event.ports[0].postMessage(message); });

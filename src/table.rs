@@ -109,6 +109,11 @@ impl<K: PartialEq, V> Table<K, V> {
         }
     }
 
+    /// The key of the first value that satisfies `test`.
+    pub(crate) fn key_where(&self, test: impl Fn(&V) -> bool) -> Option<&K> {
+        self.values.iter().position(test).map(|at| &self.keys[at])
+    }
+
     pub(crate) fn keys(&self) -> impl Iterator<Item = &K> {
         self.keys.iter()
     }

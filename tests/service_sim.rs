@@ -569,7 +569,7 @@ impl Sim {
                 Output::Watch(db) => self.after(0, 10, Event::IdbWatch(gen, db)),
                 Output::SetTimer(timer, ms) => {
                     let token = self.token();
-                    self.workers[gen].timers.insert(timer.clone(), token);
+                    self.workers[gen].timers.insert(timer, token);
                     self.at(
                         self.now + u64::from(ms),
                         Event::WorkerTimer(gen, timer, token),

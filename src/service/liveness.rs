@@ -20,6 +20,8 @@ pub(super) struct Watched {
     client: Option<ClientId>,
     /// Looks that found no database so far.
     absent: usize,
+    /// This watch's number, for its timer.
+    pub(super) number: u32,
 }
 
 impl Service {
@@ -31,7 +33,7 @@ impl Service {
         if end == WatchEnd::Absent && watched.client.is_some() {
             if let Some(&delay) = REWATCH_MS.get(watched.absent) {
                 watched.absent += 1;
-                let timer = Timer::Rewatch(db.into());
+                let timer = Timer::Rewatch(watched.number);
                 self.outputs.push_back(Output::SetTimer(timer, delay));
                 return;
             }
@@ -58,8 +60,16 @@ impl Service {
     }
 
     pub(super) fn watch(&mut self, db: Text, client: Option<ClientId>) {
-        self.watches
-            .insert(db.clone(), Watched { client, absent: 0 });
+        self.next_watch += 1;
+        let number = self.next_watch;
+        self.watches.insert(
+            db.clone(),
+            Watched {
+                client,
+                absent: 0,
+                number,
+            },
+        );
         self.outputs.push_back(Output::Watch(db));
     }
 
@@ -86,9 +96,10 @@ impl Service {
             (None, Some(known)) => {
                 // It could not open the database it named: nothing to watch.
                 entry.db = None;
-                self.watches.remove(&known);
-                self.outputs
-                    .push_back(Output::CancelTimer(Timer::Rewatch(known)));
+                if let Some(watched) = self.watches.remove(&known) {
+                    let timer = Timer::Rewatch(watched.number);
+                    self.outputs.push_back(Output::CancelTimer(timer));
+                }
             }
             _ => {}
         }

@@ -45,11 +45,11 @@ pub use recovery::RECOVERY_LIMIT_MS;
 pub struct PortId(pub u32);
 
 /// The service's timers: the end of the wait for survivors, and the next look at a
-/// database that did not exist yet.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// database that did not exist yet (by the number of its watch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Timer {
     Recovery,
-    Rewatch(Text),
+    Rewatch(u32),
 }
 
 /// How a death watch on a context's database ended.
@@ -114,6 +114,8 @@ pub struct Service {
     /// Inputs waiting to be served, in arrival order (see the module docs).
     deferred: Vec<(ClientId, ClientMessage)>,
     next_client: u32,
+    /// The last watch's number (see [`Timer::Rewatch`]).
+    next_watch: u32,
     outputs: Fifo<Output>,
 }
 
@@ -142,6 +144,7 @@ impl Service {
             recovery: Recovery::Surveying,
             deferred: Vec::new(),
             next_client: 0,
+            next_watch: 0,
             outputs: Fifo::default(),
         }
     }
@@ -203,9 +206,9 @@ impl Service {
     pub fn handle_timer(&mut self, timer: Timer) {
         match timer {
             Timer::Recovery => self.end_recovery(),
-            Timer::Rewatch(db) => {
-                if self.watches.contains_key(&db) {
-                    self.outputs.push_back(Output::Watch(db));
+            Timer::Rewatch(number) => {
+                if let Some(db) = self.watches.key_where(|w| w.number == number) {
+                    self.outputs.push_back(Output::Watch(db.clone()));
                 }
             }
         }

@@ -167,13 +167,12 @@ impl Driver {
                 Output::Watch(db) => self.watch(db, &mut outbox),
                 Output::SetTimer(timer, millis) => {
                     let me = self.me();
-                    let key = timer.clone();
                     let js = JsTimer::once(millis, move || {
                         with(me, |driver| {
-                            if let Some(fired) = driver.timers.remove(&key) {
+                            if let Some(fired) = driver.timers.remove(&timer) {
                                 driver.ended.push(Ended::Timer(fired));
                             }
-                            driver.service.handle_timer(key);
+                            driver.service.handle_timer(timer);
                         })
                     });
                     if let Some(old) = self.timers.insert(timer, js) {
