@@ -131,10 +131,9 @@ impl Codec {
         &self.words[word as usize]
     }
 
+    /// (Anything that is not a message object, a primitive or an array, has no `v` to read
+    /// and is refused for it.)
     pub(crate) fn decode(&self, data: &JsValue) -> Result<Decoded, Refused> {
-        if !data.is_object() || Array::is_array(data) {
-            return Err((None, "malformed message"));
-        }
         let fields = Fields { codec: self, data };
         let id = fields
             .opt(Word::Id, read_u32)
