@@ -131,8 +131,8 @@ impl Codec {
         &self.words[word as usize]
     }
 
-    /// (Anything that is not a message object, a primitive or an array, has no `v` to read
-    /// and is refused for it.)
+    /// A message is an object with the protocol's fields. Anything else (a primitive, an
+    /// array) has no `v` to read, and is refused for that.
     pub(crate) fn decode(&self, data: &JsValue) -> Result<Decoded, Refused> {
         let fields = Fields { codec: self, data };
         let id = fields
