@@ -3,13 +3,6 @@
 // install({ local: true }) and createLockManager({ local: true }) (js/local.js). Not minified:
 // the bundler hints in nodeModule() must survive.
 
-// The glue checks `instanceof MessagePort` on adopted ports. DOM shims (happy-dom under
-// Vitest) replace the global MessagePort with a class of their own while MessageChannel
-// stays the runtime's: this binding, which shadows the global in this module, is set to the
-// class of the ports actually used.
-// eslint-disable-next-line no-unused-vars
-let MessagePort = globalThis.MessagePort;
-
 // A Node built-in module, without a static import a browser bundler would try to resolve.
 function nodeModule(name) {
   const proc = globalThis.process;
@@ -29,7 +22,6 @@ async function wasmSource(url) {
 // Loads the wasm from `wasmUrl` and serves protocol v3 on `port` (the service's end of the
 // realm's hub channel; clients are adopted through it).
 export async function serveLocal(port, wasmUrl) {
-  MessagePort = Object.getPrototypeOf(port).constructor;
   await wasm_bindgen({ module_or_path: await wasmSource(wasmUrl) });
   wasm_bindgen.serve_local(port, 'local');
   // Node: the service's ports never hold the process open (a client's port does while it
