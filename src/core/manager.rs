@@ -554,12 +554,19 @@ impl LockManager {
         }
         self.grant_ready();
         for index in names {
-            let resource = &mut self.slots[index as usize];
-            if resource.is_empty() && !resource.name.is_empty() {
-                self.resources.remove(resource.hash, index);
-                *resource = Resource::default();
-                self.free.push(index);
-            }
+            self.drop_if_empty(index);
+        }
+    }
+
+    /// Drops the name at `index` if nothing is left in it. (Not inlined: `process` has one
+    /// copy per kind of name list, this body one in all.)
+    #[inline(never)]
+    fn drop_if_empty(&mut self, index: u32) {
+        let resource = &mut self.slots[index as usize];
+        if resource.is_empty() && !resource.name.is_empty() {
+            self.resources.remove(resource.hash, index);
+            *resource = Resource::default();
+            self.free.push(index);
         }
     }
 }
