@@ -63,7 +63,7 @@ impl<K: PartialEq, V> Table<K, V> {
         K: Borrow<Q>,
     {
         let at = self.position(key)?;
-        Some((self.keys.swap_remove(at), self.values.swap_remove(at)))
+        Some(self.take(at))
     }
 
     pub(crate) fn remove<Q: PartialEq + ?Sized>(&mut self, key: &Q) -> Option<V>
@@ -76,8 +76,7 @@ impl<K: PartialEq, V> Table<K, V> {
     /// Inserts `value` under `key`; returns the value it replaced.
     pub(crate) fn insert(&mut self, key: K, value: V) -> Option<V> {
         let old = self.remove(&key);
-        self.keys.push(key);
-        self.values.push(value);
+        self.push(key, value);
         old
     }
 
@@ -89,8 +88,7 @@ impl<K: PartialEq, V> Table<K, V> {
         let at = match self.position(&key) {
             Some(at) => at,
             None => {
-                self.keys.push(key);
-                self.values.push(V::default());
+                self.push(key, V::default());
                 self.keys.len() - 1
             }
         };
@@ -103,10 +101,19 @@ impl<K: PartialEq, V> Table<K, V> {
             if keep(&self.keys[at], &mut self.values[at]) {
                 at += 1;
             } else {
-                self.keys.swap_remove(at);
-                self.values.swap_remove(at);
+                self.take(at);
             }
         }
+    }
+
+    fn push(&mut self, key: K, value: V) {
+        self.keys.push(key);
+        self.values.push(value);
+    }
+
+    /// The entry at `at`, removed; the last entry takes its place.
+    fn take(&mut self, at: usize) -> (K, V) {
+        (self.keys.swap_remove(at), self.values.swap_remove(at))
     }
 
     /// The key of the first value that satisfies `test`.

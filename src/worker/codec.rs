@@ -1,6 +1,7 @@
 //! JS values ⇄ protocol messages (src/protocol.rs), read and written field by field with
 //! `Reflect` (no serde machinery, no formatting in the module). Names stay JS strings until
-//! they are read as UTF-16 code units, so no lone surrogate is ever replaced.
+//! they are read as UTF-16 code units, so no lone surrogate is ever replaced; every other
+//! string (client ids, database names) is read the same way.
 
 use crate::prelude::*;
 use js_sys::{Array, JsString, Number, Object, Reflect, Uint16Array, Uint32Array};
