@@ -125,6 +125,8 @@ function navigatorBrandCheck(proto, nav) {
     }
   }
   return (self) => {
+    // (The context's own navigator, the usual `this`, passes without a call.)
+    if (self === nav) return;
     if (native) {
       try {
         native.call(self);
@@ -132,8 +134,6 @@ function navigatorBrandCheck(proto, nav) {
       } catch {
         // not a Navigator
       }
-    } else if (self === nav) {
-      return;
     }
     throw new TypeError('Illegal invocation');
   };
