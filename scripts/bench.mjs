@@ -7,19 +7,29 @@ import { IMPLS, launch, newSession } from '../tests/e2e/browser.mjs';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+// Native and the polyfill measured in alternation: `setUp(impl)` prepares a measure and
+// gives one round of it (a number); the rounds of the two alternate, so that both see the
+// machine as it is in the same seconds (this shared machine's speed drifts over a run), and
+// each impl gets its median round.
+async function interleaved(rounds, setUp) {
+  const round = {};
+  const samples = {};
+  for (const impl of IMPLS) [round[impl], samples[impl]] = [await setUp(impl), []];
+  for (let r = 0; r < rounds; r++) for (const impl of IMPLS) samples[impl].push(await round[impl]());
+  return Object.fromEntries(IMPLS.map((impl) => [impl, median(samples[impl])]));
+}
+
+// Request → callback → release, one after another in one tab: per op.
 async function uncontended(session) {
   const page = await session.page();
-  return page.evaluate(async () => {
-    const run = async (n) => {
+  const run = (n) =>
+    page.evaluate(async (n) => {
       const t0 = performance.now();
       for (let i = 0; i < n; i++) await navigator.locks.request('u', () => {});
       return (performance.now() - t0) / n;
-    };
-    await run(200); // warm up
-    const rounds = [];
-    for (let r = 0; r < 5; r++) rounds.push(await run(1000));
-    return rounds.sort((a, b) => a - b)[2];
-  });
+    }, n);
+  await run(200); // warm up
+  return () => run(1000);
 }
 
 async function handoff(session) {
@@ -39,42 +49,43 @@ async function handoff(session) {
     return (Date.now() - start) / (2 * perTab);
   };
   await pingPong(200); // warm up, as for the uncontended row
-  const rounds = [];
-  for (let r = 0; r < 3; r++) rounds.push(await pingPong(500));
-  return median(rounds);
+  return () => pingPong(500);
 }
 
+// One query() while the tab holds 10,000 locks (held from the set-up on).
 async function query10k(session) {
   const page = await session.page();
-  return page.evaluate(async () => {
-    let releaseAll;
-    const done = new Promise((r) => (releaseAll = r));
+  await page.evaluate(async () => {
     const granted = [];
+    const forever = new Promise(() => {});
     for (let i = 0; i < 10_000; i++) {
-      granted.push(new Promise((ok) => navigator.locks.request(`held-${i}`, () => (ok(), done))));
+      granted.push(new Promise((ok) => navigator.locks.request(`held-${i}`, () => (ok(), forever))));
     }
     await Promise.all(granted);
-    const times = [];
-    for (let r = 0; r < 7; r++) {
+  });
+  return () =>
+    page.evaluate(async () => {
       const t0 = performance.now();
       const { held } = await navigator.locks.query();
-      times.push(performance.now() - t0);
+      const ms = performance.now() - t0;
       if (held.length !== 10_000) throw new Error(`expected 10000 held, saw ${held.length}`);
-    }
-    releaseAll();
-    return times.sort((a, b) => a - b)[3];
-  });
+      return ms;
+    });
 }
 
-// `read(page)` of a page at `path` loaded in a new browser context each time (no running
-// worker, cold caches), over 7 rounds.
+// `read(page)` of a page at `path` loaded in a new browser context (no running worker, cold
+// caches).
+async function fresh(env, impl, path, read) {
+  const session = await newSession(env, impl);
+  const result = await read(await session.page(path));
+  await session.close();
+  return result;
+}
+
+// The same over 7 rounds.
 async function freshRounds(env, impl, path, read) {
   const rounds = [];
-  for (let r = 0; r < 7; r++) {
-    const session = await newSession(env, impl);
-    rounds.push(await read(await session.page(path)));
-    await session.close();
-  }
+  for (let r = 0; r < 7; r++) rounds.push(await fresh(env, impl, path, read));
   return rounds;
 }
 
@@ -84,23 +95,25 @@ async function coldGrant(page) {
   return page.evaluate(() => ({ grant: window.coldGrant, steps: window.coldSteps }));
 }
 
-// Page load → first grant (tests/e2e/cold.html); for the polyfill also when each step
-// happened, medians over the rounds.
+// Page load → first grant, over 9 interleaved rounds: tests/e2e/cold.html, a static page
+// loading the polyfill as the README shows, or (`load=dynamic`) importing it once its
+// script runs; tests/e2e/cold-bundled.html, an app that bundles the polyfill into its one
+// script (as Vite or webpack builds do). For the polyfill, also when each step happened in
+// its median round (`coldSteps[path]`).
 const coldSteps = {};
-async function coldStart(env, impl) {
-  const rounds = await freshRounds(env, impl, '/tests/e2e/cold.html', coldGrant);
-  const times = rounds.map((r) => r.grant);
-  if (impl === 'polyfill') {
-    for (const key of ['start', 'construct', 'script', 'wasm', 'served', 'welcome', 'watch']) {
-      coldSteps[key] = median(rounds.map((r) => r.steps[key]));
-    }
-    coldSteps.grant = median(times);
-  }
-  return median(times);
+async function coldStart(env, path) {
+  const polyfillRounds = [];
+  const medians = await interleaved(9, async (impl) => async () => {
+    const round = await fresh(env, impl, path, coldGrant);
+    if (impl === 'polyfill') polyfillRounds.push(round);
+    return round.grant;
+  });
+  const middle = polyfillRounds.find((round) => round.grant === medians.polyfill);
+  coldSteps[path] = { ...middle.steps, grant: middle.grant };
+  return medians;
 }
 
-// The same for an app that bundles the polyfill into its one script (as Vite or webpack
-// builds do): no import of the package's modules at run time (tests/e2e/cold-bundled.html).
+// The bundled apps of tests/e2e/cold-bundled.html, built into test-output/bench/.
 async function bundleColdApps() {
   await mkdir('test-output/bench', { recursive: true });
   const request = "navigator.locks.request('cold', () => { window.coldGrant = performance.now(); }); window.T = { ready: true };";
@@ -116,11 +129,6 @@ async function bundleColdApps() {
       logLevel: 'warning',
     });
   }
-}
-
-async function coldStartBundled(env, impl) {
-  const rounds = await freshRounds(env, impl, '/tests/e2e/cold-bundled.html', coldGrant);
-  return median(rounds.map((r) => r.grant));
 }
 
 // N tabs contending for one exclusive lock for a fixed window: grants per second across all
@@ -213,50 +221,58 @@ async function distSizes() {
   return rows;
 }
 
+const STATIC = '/tests/e2e/cold.html';
+const DYNAMIC = '/tests/e2e/cold.html?load=dynamic';
+const BUNDLED = '/tests/e2e/cold-bundled.html';
 await bundleColdApps();
 const env = await launch();
-const results = {};
+const rows = {};
+const sessions = {};
+for (const impl of IMPLS) sessions[impl] = await newSession(env, impl);
+const warm = (measure) => (impl) => measure(sessions[impl]);
+rows['uncontended request→callback→release (ms/op)'] = await interleaved(7, warm(uncontended));
+rows['two-tab handoff (ms/grant)'] = await interleaved(5, warm(handoff));
+rows['query() with 10,000 held (ms)'] = await interleaved(7, warm(query10k));
+for (const impl of IMPLS) await sessions[impl].close();
+// (One window each: 20 tabs of both at once would crowd the machine.)
+const crowd = {};
 for (const impl of IMPLS) {
   const session = await newSession(env, impl);
-  results[impl] = {
-    'uncontended request→callback→release (ms/op)': await uncontended(session),
-    'two-tab handoff (ms/grant)': await handoff(session),
-    'query() with 10,000 held (ms)': await query10k(session),
-  };
+  crowd[impl] = await contention(session);
   await session.close();
-  const crowd = await newSession(env, impl);
-  const { rate, maxWait } = await contention(crowd);
-  await crowd.close();
-  results[impl]['20 tabs on one lock (grants/s, higher is better)'] = rate;
-  results[impl]['20 tabs on one lock: longest wait (ms)'] = maxWait;
-  results[impl]['cold start: page load → first grant (ms)'] = await coldStart(env, impl);
-  results[impl]['cold start, bundled: page load → first grant (ms)'] = await coldStartBundled(env, impl);
 }
+const each = (f) => Object.fromEntries(IMPLS.map((impl) => [impl, f(crowd[impl])]));
+rows['20 tabs on one lock (grants/s, higher is better)'] = each((c) => c.rate);
+rows['20 tabs on one lock: longest wait (ms)'] = each((c) => c.maxWait);
+rows['cold start: page load → first grant (ms)'] = await coldStart(env, STATIC);
+rows['cold start, imported at run time (ms)'] = await coldStart(env, DYNAMIC);
+rows['cold start, bundled: page load → first grant (ms)'] = await coldStart(env, BUNDLED);
 const floor = await floors(env);
 await env.close();
 
 const pad = (s, n) => String(s).padEnd(n);
 console.log(`\n${pad('measure', 52)}${pad('native', 12)}${pad('polyfill', 12)}polyfill/native`);
-for (const key of Object.keys(results.native)) {
-  const n = results.native[key];
-  const p = results.polyfill[key];
+for (const [key, { native: n, polyfill: p }] of Object.entries(rows)) {
   console.log(`${pad(key, 52)}${pad(n.toFixed(3), 12)}${pad(p.toFixed(3), 12)}${(p / n).toFixed(2)}×`);
 }
-console.log('\ncold start, polyfill: when each step happened (medians, ms from navigation start)');
-for (const [key, what] of [
-  ['start', 'the page\'s module script runs'],
-  ['construct', 'polyfill imported, lock worker constructed'],
-  ['watch', 'the page\'s liveness database open'],
-  ['script', 'worker script starts'],
-  ['wasm', 'wasm fetched, compiled, instantiated'],
-  ['served', 'worker serving (its boot message arrives)'],
-  ['welcome', 'welcome (worker\'s lifeline open)'],
-  ['grant', 'first grant'],
-]) {
-  console.log(`  ${pad(what, 44)}${coldSteps[key].toFixed(1)}`);
+for (const [path, what] of [[STATIC, 'static page'], [DYNAMIC, 'imported at run time']]) {
+  console.log(`\ncold start (${what}), polyfill: when each step happened in the median round (ms from navigation start)`);
+  for (const [key, step] of [
+    ['start', 'the page\'s first script runs'],
+    ['construct', 'polyfill imported, lock worker constructed'],
+    ['watch', 'the page\'s liveness database open'],
+    ['script', 'worker script starts'],
+    ['wasm', 'wasm fetched, compiled, instantiated'],
+    ['served', 'worker serving (its boot message arrives)'],
+    ['welcome', 'welcome (worker\'s lifeline open)'],
+    ['grant', 'first grant'],
+  ]) {
+    const at = coldSteps[path][key];
+    console.log(`  ${pad(step, 44)}${at === undefined ? '—' : at.toFixed(1)}`);
+  }
 }
 
-const native = results.native;
+const native = Object.fromEntries(Object.entries(rows).map(([key, row]) => [key, row.native]));
 console.log('\nfloors: the platform alone here (a bare SharedWorker, no lock logic), vs native');
 for (const [what, ms, versus] of [
   ['echo round trip to a SharedWorker (ms)', floor.echo, native['uncontended request→callback→release (ms/op)']],

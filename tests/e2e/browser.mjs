@@ -60,7 +60,7 @@ function hideNative() {
 }
 
 // A browser context (one storage partition: pages in it share one lock manager) whose pages
-// load tests/e2e/page.html with `impl`.
+// load tests/e2e/page.html (or `path`, which may have a query of its own) with `impl`.
 export async function newSession(env, impl) {
   const context = await env.browser.newContext();
   if (impl === 'polyfill') await context.addInitScript(hideNative);
@@ -71,7 +71,7 @@ export async function newSession(env, impl) {
     async page(path = '/tests/e2e/page.html') {
       const page = await context.newPage();
       page.on('pageerror', (e) => errors.push(String(e)));
-      await page.goto(`${env.origin}${path}?impl=${impl}`);
+      await page.goto(`${env.origin}${path}${path.includes('?') ? '&' : '?'}impl=${impl}`);
       await page.waitForFunction(() => window.T && window.T.ready);
       return page;
     },
