@@ -2,7 +2,7 @@
 // src/protocol.rs. Messages posted before the worker has loaded wait in the port, so the
 // first synchronous request() of a page is never lost.
 //
-// Lifecycle (README "Lifecycle"): the context keeps an IndexedDB database open for as long as
+// Lifecycle (README "Contexts and lifecycle"): the context keeps an IndexedDB database open for as long as
 // it lives, so the worker notices its end even without pagehide; it watches the worker's
 // own database the same way, and when the worker dies it starts a new one and re-declares
 // what it holds and waits for.
@@ -263,7 +263,7 @@ export class Connection {
 
   // §2.6: this context goes away; the worker releases its locks and drops its requests.
   // `persisted`: the page enters the back/forward cache and may come back; what it held or
-  // waited for is lost (see README "Lifecycle").
+  // waited for is lost (see README "Contexts and lifecycle").
   close(persisted) {
     clearTimeout(this.retry);
     this.failures = 0;
