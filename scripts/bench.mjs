@@ -270,6 +270,8 @@ for (const [path, what] of [[STATIC, 'static page'], [DYNAMIC, 'imported at run 
     const at = coldSteps[path][key];
     console.log(`  ${pad(step, 44)}${at === undefined ? '—' : at.toFixed(1)}`);
   }
+  // (`boot` goes to the ports that connected while the worker loaded.)
+  if (coldSteps[path].served === undefined) console.log('  (— : the worker was serving before this page\'s connect event reached it)');
 }
 
 const native = Object.fromEntries(Object.entries(rows).map(([key, row]) => [key, row.native]));
