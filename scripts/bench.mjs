@@ -10,13 +10,29 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 // Native and the polyfill measured in alternation: `setUp(impl)` prepares a measure and
 // gives one round of it (a number); the rounds of the two alternate, so that both see the
 // machine as it is in the same seconds (this shared machine's speed drifts over a run), and
-// each impl gets its median round.
-async function interleaved(rounds, setUp) {
+// each impl gets its median round. (`impls`: also FLOW, for the rows it has.)
+async function interleaved(rounds, setUp, impls = IMPLS) {
   const round = {};
   const samples = {};
-  for (const impl of IMPLS) [round[impl], samples[impl]] = [await setUp(impl), []];
-  for (let r = 0; r < rounds; r++) for (const impl of IMPLS) samples[impl].push(await round[impl]());
-  return Object.fromEntries(IMPLS.map((impl) => [impl, median(samples[impl])]));
+  for (const impl of impls) [round[impl], samples[impl]] = [await setUp(impl), []];
+  for (let r = 0; r < rounds; r++) for (const impl of impls) samples[impl].push(await round[impl]());
+  return Object.fromEntries(impls.map((impl) => [impl, median(samples[impl])]));
+}
+
+// A third contender for the uncontended and handoff rows: the polyfill's message flow in
+// plain JS with no lock manager (tests/e2e/flow-worker.js), in pages where `flowLocks`
+// stands for `navigator.locks`. No implementation of that flow does better here.
+const FLOW = 'flow';
+async function flowSession(env) {
+  const session = await newSession(env, 'native');
+  return {
+    ...session,
+    async page() {
+      const page = await session.page();
+      await page.addScriptTag({ url: '/tests/e2e/flow-client.js' });
+      return page;
+    },
+  };
 }
 
 // Request → callback → release, one after another in one tab: per op.
@@ -25,7 +41,8 @@ async function uncontended(session) {
   const run = (n) =>
     page.evaluate(async (n) => {
       const t0 = performance.now();
-      for (let i = 0; i < n; i++) await navigator.locks.request('u', () => {});
+      const locks = self.flowLocks || navigator.locks;
+      for (let i = 0; i < n; i++) await locks.request('u', () => {});
       return (performance.now() - t0) / n;
     }, n);
   await run(200); // warm up
@@ -40,8 +57,9 @@ async function handoff(session) {
     await Promise.all(
       pages.map((page) =>
         page.evaluate(async (n) => {
+          const locks = self.flowLocks || navigator.locks;
           for (let i = 0; i < n; i++) {
-            await navigator.locks.request('ping-pong', () => new Promise((r) => setTimeout(r, 0)));
+            await locks.request('ping-pong', () => new Promise((r) => setTimeout(r, 0)));
           }
         }, perTab),
       ),
@@ -97,7 +115,7 @@ async function coldGrant(page) {
 
 // Page load → first grant, over 9 interleaved rounds: tests/e2e/cold.html, a static page
 // loading the polyfill as the README shows, or (`load=dynamic`) importing it once its
-// script runs; tests/e2e/cold-bundled.html, an app that bundles the polyfill into its one
+// script runs, or (`load=classic`) loading web-locks.global.js; tests/e2e/cold-bundled.html, an app that bundles the polyfill into its one
 // script (as Vite or webpack builds do). For the polyfill, also when each step happened in
 // its median round (`coldSteps[path]`).
 const coldSteps = {};
@@ -221,19 +239,29 @@ async function distSizes() {
   return rows;
 }
 
+const UNCONTENDED = 'uncontended request→callback→release (ms/op)';
+const HANDOFF = 'two-tab handoff (ms/grant)';
+const COLD = 'cold start: page load → first grant (ms)';
 const STATIC = '/tests/e2e/cold.html';
 const DYNAMIC = '/tests/e2e/cold.html?load=dynamic';
+const CLASSIC = '/tests/e2e/cold.html?load=classic';
 const BUNDLED = '/tests/e2e/cold-bundled.html';
 await bundleColdApps();
 const env = await launch();
 const rows = {};
 const sessions = {};
 for (const impl of IMPLS) sessions[impl] = await newSession(env, impl);
+sessions[FLOW] = await flowSession(env);
 const warm = (measure) => (impl) => measure(sessions[impl]);
-rows['uncontended request→callback→release (ms/op)'] = await interleaved(7, warm(uncontended));
-rows['two-tab handoff (ms/grant)'] = await interleaved(5, warm(handoff));
+const flow = {};
+for (const [key, measure, rounds] of [
+  [UNCONTENDED, uncontended, 7],
+  [HANDOFF, handoff, 5],
+]) {
+  ({ [FLOW]: flow[key], ...rows[key] } = await interleaved(rounds, warm(measure), [...IMPLS, FLOW]));
+}
 rows['query() with 10,000 held (ms)'] = await interleaved(7, warm(query10k));
-for (const impl of IMPLS) await sessions[impl].close();
+for (const session of Object.values(sessions)) await session.close();
 // (One window each: 20 tabs of both at once would crowd the machine.)
 const crowd = {};
 for (const impl of IMPLS) {
@@ -244,8 +272,9 @@ for (const impl of IMPLS) {
 const each = (f) => Object.fromEntries(IMPLS.map((impl) => [impl, f(crowd[impl])]));
 rows['20 tabs on one lock (grants/s, higher is better)'] = each((c) => c.rate);
 rows['20 tabs on one lock: longest wait (ms)'] = each((c) => c.maxWait);
-rows['cold start: page load → first grant (ms)'] = await coldStart(env, STATIC);
+rows[COLD] = await coldStart(env, STATIC);
 rows['cold start, imported at run time (ms)'] = await coldStart(env, DYNAMIC);
+rows['cold start, classic script (global.js) (ms)'] = await coldStart(env, CLASSIC);
 rows['cold start, bundled: page load → first grant (ms)'] = await coldStart(env, BUNDLED);
 const floor = await floors(env);
 await env.close();
@@ -255,7 +284,7 @@ console.log(`\n${pad('measure', 52)}${pad('native', 12)}${pad('polyfill', 12)}po
 for (const [key, { native: n, polyfill: p }] of Object.entries(rows)) {
   console.log(`${pad(key, 52)}${pad(n.toFixed(3), 12)}${pad(p.toFixed(3), 12)}${(p / n).toFixed(2)}×`);
 }
-for (const [path, what] of [[STATIC, 'static page'], [DYNAMIC, 'imported at run time']]) {
+for (const [path, what] of [[STATIC, 'static page'], [DYNAMIC, 'imported at run time'], [CLASSIC, 'classic script']]) {
   console.log(`\ncold start (${what}), polyfill: when each step happened in the median round (ms from navigation start)`);
   for (const [key, step] of [
     ['start', 'the page\'s first script runs'],
@@ -277,10 +306,12 @@ for (const [path, what] of [[STATIC, 'static page'], [DYNAMIC, 'imported at run 
 const native = Object.fromEntries(Object.entries(rows).map(([key, row]) => [key, row.native]));
 console.log('\nfloors: the platform alone here (a bare SharedWorker, no lock logic), vs native');
 for (const [what, ms, versus] of [
-  ['echo round trip to a SharedWorker (ms)', floor.echo, native['uncontended request→callback→release (ms/op)']],
-  ['two tabs relaying a token through it (ms/hop)', floor.hop, native['two-tab handoff (ms/grant)']],
-  ['page load → its first reply, fresh context (ms)', floor.echoed, native['cold start: page load → first grant (ms)']],
-  ['page load → a one-line module imported (ms)', floor.imported, native['cold start: page load → first grant (ms)']],
+  ['the polyfill\'s message flow in plain JS (ms/op)', flow[UNCONTENDED], native[UNCONTENDED]],
+  ['the same, two tabs ping-ponging (ms/grant)', flow[HANDOFF], native[HANDOFF]],
+  ['echo round trip to a SharedWorker (ms)', floor.echo, native[UNCONTENDED]],
+  ['two tabs relaying a token through it (ms/hop)', floor.hop, native[HANDOFF]],
+  ['page load → its first reply, fresh context (ms)', floor.echoed, native[COLD]],
+  ['page load → a one-line module imported (ms)', floor.imported, native[COLD]],
 ]) {
   console.log(`  ${pad(what, 50)}${pad(ms.toFixed(3), 12)}${(ms / versus).toFixed(2)}× native's row above`);
 }
