@@ -125,14 +125,15 @@ async function coldStart(env, path) {
 }
 
 // The same for a new tab of an app already running (its lock worker serving, the origin's
-// storage in use): `path` opened next to a page of the same browser context.
-async function newTab(env, path) {
+// storage in use): `path` opened next to a page of the same browser context; its steps
+// go to `coldSteps[key]`.
+async function newTab(env, path, key) {
   const sessions = {};
   for (const impl of IMPLS) {
     sessions[impl] = await newSession(env, impl);
     await sessions[impl].page(); // the app's first tab, which started the worker
   }
-  const medians = await stepRounds(`${path} (new tab)`, (impl) => async () => {
+  const medians = await stepRounds(key, (impl) => async () => {
     const page = await sessions[impl].page(path);
     const round = await coldGrant(page);
     await page.close();
@@ -268,6 +269,7 @@ const STATIC = '/tests/e2e/cold.html';
 const DYNAMIC = '/tests/e2e/cold.html?load=dynamic';
 const CLASSIC = '/tests/e2e/cold.html?load=classic';
 const BUNDLED = '/tests/e2e/cold-bundled.html';
+const NEW_TAB = `${STATIC} (new tab)`; // (its steps' key)
 await bundleColdApps();
 const env = await launch();
 const rows = {};
@@ -299,7 +301,7 @@ rows[COLD] = await coldStart(env, STATIC);
 rows['cold start, imported at run time (ms)'] = await coldStart(env, DYNAMIC);
 rows['cold start, classic script (global.js) (ms)'] = await coldStart(env, CLASSIC);
 rows['cold start, bundled: page load → first grant (ms)'] = await coldStart(env, BUNDLED);
-rows['new tab of a running app → first grant (ms)'] = await newTab(env, STATIC);
+rows['new tab of a running app → first grant (ms)'] = await newTab(env, STATIC, NEW_TAB);
 const floor = await floors(env);
 await env.close();
 
@@ -312,7 +314,7 @@ for (const [path, what] of [
   [STATIC, 'static page'],
   [DYNAMIC, 'imported at run time'],
   [CLASSIC, 'classic script'],
-  [`${STATIC} (new tab)`, 'static page, new tab of a running app'],
+  [NEW_TAB, 'static page, new tab of a running app'],
 ]) {
   console.log(`\ncold start (${what}), polyfill: when each step happened in the median round (ms from navigation start)`);
   for (const [key, step] of [
