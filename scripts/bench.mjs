@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 import { IMPLS, launch, newSession } from '../tests/e2e/browser.mjs';
+import { launchPipe } from '../tests/e2e/pipe.mjs';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -91,67 +92,75 @@ async function query10k(session) {
     });
 }
 
-// `read(page)` of a page at `path` loaded in a new browser context (no running worker, cold
-// caches).
-async function fresh(env, impl, path, read) {
-  const session = await newSession(env, impl);
-  const result = await read(await session.page(path));
-  await session.close();
+// The cold starts run in a Chromium with no debugger attached to its workers (see
+// tests/e2e/pipe.mjs: Playwright's attaching holds a new SharedWorker back).
+//
+// `expression` read from a page at `path` loaded in a new browser context (no running worker,
+// fresh storage).
+async function fresh(pipe, impl, path, expression) {
+  const context = await pipe.newContext(impl);
+  const result = await (await context.open(path)).read(expression);
+  await context.close();
   return result;
 }
 
-// The same over 7 rounds.
-async function freshRounds(env, impl, path, read) {
-  const rounds = [];
-  for (let r = 0; r < 7; r++) rounds.push(await fresh(env, impl, path, read));
-  return rounds;
-}
-
 // When a cold page's first request was granted (`window.coldGrant`), and the steps before it.
-async function coldGrant(page) {
-  await page.waitForFunction(() => window.coldGrant !== undefined);
-  return page.evaluate(() => ({ grant: window.coldGrant, steps: window.coldSteps }));
-}
+const COLD_GRANT = 'window.coldGrant === undefined ? undefined : { grant: coldGrant, steps: window.coldSteps }';
 
 // Page load → first grant in a new browser context (no worker running, fresh storage), over
-// 9 interleaved rounds: tests/e2e/cold.html, a static page loading the polyfill as the
+// 11 interleaved rounds: tests/e2e/cold.html, a static page loading the polyfill as the
 // README shows, or (`load=dynamic`) importing it once its script runs, or (`load=classic`)
 // loading web-locks.global.js; tests/e2e/cold-bundled.html, an app that bundles the
 // polyfill into its one script (as Vite or webpack builds do). For the polyfill, also when
-// each step happened in its median round (`coldSteps[path]`).
+// each step happened in its median round (`coldSteps[path]`). With `FLOOR` among `impls`,
+// also rounds of tests/e2e/cold-floor.html in a native context: page load → a bare
+// SharedWorker's first reply (as `grant`) and → a one-line module imported (`coldFloor`).
 const coldSteps = {};
-async function coldStart(env, path) {
-  return stepRounds(path, (impl) => () => fresh(env, impl, path, coldGrant));
+const FLOOR = 'floor';
+const FLOOR_READ = 'window.T && window.echoed !== undefined ? { grant: echoed, imported } : undefined';
+const coldFloor = [];
+async function coldStart(pipe, path, impls = IMPLS) {
+  return stepRounds(
+    path,
+    (impl) => async () => {
+      if (impl !== FLOOR) return fresh(pipe, impl, path, COLD_GRANT);
+      const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
+      coldFloor.push(round.imported);
+      return round;
+    },
+    impls,
+  );
 }
 
 // The same for a new tab of an app already running (its lock worker serving, the origin's
 // storage in use): `path` opened next to a page of the same browser context; its steps
 // go to `coldSteps[key]`.
-async function newTab(env, path, key) {
-  const sessions = {};
+async function newTab(pipe, path, key) {
+  const contexts = {};
   for (const impl of IMPLS) {
-    sessions[impl] = await newSession(env, impl);
-    await sessions[impl].page(); // the app's first tab, which started the worker
+    contexts[impl] = await pipe.newContext(impl);
+    // The app's first tab, which started the worker.
+    await (await contexts[impl].open('/tests/e2e/page.html')).read('window.T && T.ready || undefined');
   }
   const medians = await stepRounds(key, (impl) => async () => {
-    const page = await sessions[impl].page(path);
-    const round = await coldGrant(page);
-    await page.close();
+    const tab = await contexts[impl].open(path);
+    const round = await tab.read(COLD_GRANT);
+    await tab.close();
     return round;
   });
-  for (const impl of IMPLS) await sessions[impl].close();
+  for (const impl of IMPLS) await contexts[impl].close();
   return medians;
 }
 
-// 9 interleaved rounds of `round(impl)()` ({ grant, steps }): the medians of `grant`, and
-// the steps of the polyfill's median round as `coldSteps[key]`.
-async function stepRounds(key, round) {
+// 11 interleaved rounds of `round(impl)()` ({ grant, steps }) for each of `impls`: the
+// medians of `grant`, and the steps of the polyfill's median round as `coldSteps[key]`.
+async function stepRounds(key, round, impls = IMPLS) {
   const polyfillRounds = [];
-  const medians = await interleaved(9, async (impl) => async () => {
+  const medians = await interleaved(11, async (impl) => async () => {
     const result = await round(impl)();
     if (impl === 'polyfill') polyfillRounds.push(result);
     return result.grant;
-  });
+  }, impls);
   const middle = polyfillRounds.find((result) => result.grant === medians.polyfill);
   coldSteps[key] = { ...middle.steps, grant: middle.grant };
   return medians;
@@ -207,7 +216,8 @@ async function contention(session, tabs = 20, windowMs = 3000) {
 }
 
 // The floors: what the platform costs here with no lock logic at all, for reading the ratios
-// above (tests/e2e/echo-worker.js, tests/e2e/cold-floor.html).
+// above (tests/e2e/echo-worker.js; the cold start's, tests/e2e/cold-floor.html, runs with
+// the cold starts: coldStart()).
 async function floors(env) {
   const session = await newSession(env, 'native');
   const [a, b] = [await session.page(), await session.page()];
@@ -246,11 +256,7 @@ async function floors(env) {
   await Promise.all([relay(a, false), relay(b, true)]);
   const hop = (Date.now() - t0 - 100) / hops;
   await session.close();
-  const cold = await freshRounds(env, 'native', '/tests/e2e/cold-floor.html', async (page) => {
-    await page.waitForFunction(() => window.echoed !== undefined);
-    return page.evaluate(() => ({ echoed: window.echoed, imported: window.imported }));
-  });
-  return { echo, hop, echoed: median(cold.map((r) => r.echoed)), imported: median(cold.map((r) => r.imported)) };
+  return { echo, hop };
 }
 
 async function distSizes() {
@@ -297,13 +303,16 @@ const each = (f) => Object.fromEntries(IMPLS.map((impl) => [impl, f(crowd[impl])
 rows['20 tabs on one lock (grants/s, higher is better)'] = each((c) => c.rate);
 rows['20 tabs on one lock: longest wait (ms)'] = each((c) => c.maxWait);
 rows['20 tabs on one lock: 99th percentile wait (ms)'] = each((c) => c.p99);
-rows[COLD] = await coldStart(env, STATIC);
-rows['cold start, imported at run time (ms)'] = await coldStart(env, DYNAMIC);
-rows['cold start, classic script (global.js) (ms)'] = await coldStart(env, CLASSIC);
-rows['cold start, bundled: page load → first grant (ms)'] = await coldStart(env, BUNDLED);
-rows['new tab of a running app → first grant (ms)'] = await newTab(env, STATIC, NEW_TAB);
 const floor = await floors(env);
 await env.close();
+const pipe = await launchPipe();
+({ [FLOOR]: floor.echoed, ...rows[COLD] } = await coldStart(pipe, STATIC, [...IMPLS, FLOOR]));
+floor.imported = median(coldFloor);
+rows['cold start, imported at run time (ms)'] = await coldStart(pipe, DYNAMIC);
+rows['cold start, classic script (global.js) (ms)'] = await coldStart(pipe, CLASSIC);
+rows['cold start, bundled: page load → first grant (ms)'] = await coldStart(pipe, BUNDLED);
+rows['new tab of a running app → first grant (ms)'] = await newTab(pipe, STATIC, NEW_TAB);
+await pipe.close();
 
 const pad = (s, n) => String(s).padEnd(n);
 console.log(`\n${pad('measure', 52)}${pad('native', 12)}${pad('polyfill', 12)}polyfill/native`);

@@ -2,6 +2,10 @@
 // (or, with E2E_BROWSER=firefox, Debian's Firefox ESR via puppeteer-core over WebDriver
 // BiDi, behind the same Playwright-shaped interface), a static server, and pages that use
 // either the native API or the polyfill.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 
@@ -29,6 +33,24 @@ export const CHROMIUM_ARGS = [
   '--host-resolver-rules=MAP insecure.test 127.0.0.1',
 ];
 
+// A Chromium of the suite's own, with no driver attached to it (see tests/e2e/pipe.mjs) and a
+// throwaway profile: `args` follow the profile's, `stdio` as for spawn().
+export async function spawnChromium(args, stdio = 'ignore') {
+  const profile = await mkdtemp(join(tmpdir(), 'web-locks-chromium-'));
+  const child = spawn(process.env.CHROMIUM || '/usr/bin/chromium', [`--user-data-dir=${profile}`, ...args], { stdio });
+  const exited = new Promise((ok) => child.once('exit', ok));
+  return {
+    child,
+    exited,
+    async close() {
+      child.kill();
+      await exited;
+      // (Chromium's helper processes may still be writing into the profile: retry.)
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+    },
+  };
+}
+
 // `bfcache: true` keeps the back/forward cache, which Playwright turns off by default.
 export async function launch({ bfcache = false } = {}) {
   // (Firefox keeps no page served with `no-store` in its back/forward cache.)
@@ -51,7 +73,7 @@ export async function launch({ bfcache = false } = {}) {
 }
 
 // Hides the native API before any script runs, so the polyfill's auto-install takes over.
-function hideNative() {
+export function hideNative() {
   for (const proto of [globalThis.Navigator, globalThis.WorkerNavigator]) {
     if (proto) delete proto.prototype.locks;
   }

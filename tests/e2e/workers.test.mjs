@@ -5,12 +5,8 @@
 // reference wherever it has the behaviour.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BROWSER, CHROMIUM_ARGS, IMPLS, freshSessions, hold, launch, needsCdp, query, until, where } from './browser.mjs';
+import { BROWSER, CHROMIUM_ARGS, IMPLS, freshSessions, hold, launch, needsCdp, query, spawnChromium, until, where } from './browser.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 let env;
@@ -238,11 +234,9 @@ describe(`${where}undriven Chromium: unregistering a service worker`, { skip: BR
         res.end();
       });
       await new Promise((ok) => reports.listen(0, '127.0.0.1', ok));
-      const profile = await mkdtemp(join(tmpdir(), 'web-locks-undriven-'));
       const url = `http://127.0.0.1:${server.address().port}/tests/e2e/sw-unregister.html?impl=${impl}&report=${reports.address().port}`;
       const args = CHROMIUM_ARGS.filter((a) => !a.startsWith('--host-resolver-rules'));
-      const chromium = spawn(process.env.CHROMIUM || '/usr/bin/chromium', ['--headless=new', `--user-data-dir=${profile}`, ...args, url], { stdio: 'ignore' });
-      const exited = new Promise((ok) => chromium.on('exit', ok));
+      const chromium = await spawnChromium(['--headless=new', ...args, url]);
       try {
         const seen = await Promise.race([report, sleep(60_000).then(() => ['no report in 60 s'])]);
         const granted = seen.find((e) => e.startsWith('granted:'));
@@ -252,10 +246,7 @@ describe(`${where}undriven Chromium: unregistering a service worker`, { skip: BR
         console.log(`# undriven Chromium, ${impl}: service worker unregistered → waiter granted in ${ms} ms`);
         assert.ok(ms < 1000, `granted ${ms} ms after unregister()`);
       } finally {
-        chromium.kill();
-        await exited;
-        // (Chromium's helper processes may still be writing into the profile: retry.)
-        await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+        await chromium.close();
         await new Promise((ok) => reports.close(ok));
         await new Promise((ok) => server.close(ok));
       }
