@@ -96,16 +96,23 @@ async function query10k(session) {
 // tests/e2e/pipe.mjs: Playwright's attaching holds a new SharedWorker back).
 //
 // `expression` read from a page at `path` loaded in a new browser context (no running worker,
-// fresh storage).
-async function fresh(pipe, impl, path, expression) {
+// fresh storage), and `inWorker` (if given) from its lock worker then, as `worker`.
+async function fresh(pipe, impl, path, expression, inWorker) {
   const context = await pipe.newContext(impl);
   const result = await (await context.open(path)).read(expression);
+  if (inWorker) result.worker = await context.readWorker(inWorker);
   await context.close();
   return result;
 }
 
-// When a cold page's first request was granted (`window.coldGrant`), and the steps before it.
-const COLD_GRANT = 'window.coldGrant === undefined ? undefined : { grant: coldGrant, steps: window.coldSteps }';
+// When a cold page's first request was granted (`window.coldGrant`), and the steps before it
+// (ms from its navigation start; `origin`: that start, ms since the epoch).
+const COLD_GRANT =
+  'window.coldGrant === undefined ? undefined : { grant: coldGrant, steps: window.coldSteps, origin: performance.timeOrigin }';
+// When the lock worker had its wasm's whole response (ms since the epoch), from its resource
+// timing: the page cannot see it and the worker does not say.
+const WASM_FETCHED =
+  "(performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm')) || {}).responseEnd + performance.timeOrigin";
 
 // Page load → first grant in a new browser context (no worker running, fresh storage), over
 // 11 interleaved rounds: tests/e2e/cold.html, a static page loading the polyfill as the
@@ -123,7 +130,7 @@ async function coldStart(pipe, path, impls = IMPLS) {
   return stepRounds(
     path,
     (impl) => async () => {
-      if (impl !== FLOOR) return fresh(pipe, impl, path, COLD_GRANT);
+      if (impl !== FLOOR) return fresh(pipe, impl, path, COLD_GRANT, impl === 'polyfill' && WASM_FETCHED);
       const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
       coldFloor.push(round.imported);
       return round;
@@ -162,7 +169,8 @@ async function stepRounds(key, round, impls = IMPLS) {
     return result.grant;
   }, impls);
   const middle = polyfillRounds.find((result) => result.grant === medians.polyfill);
-  coldSteps[key] = { ...middle.steps, grant: middle.grant };
+  const fetched = middle.worker ? middle.worker - middle.origin : undefined;
+  coldSteps[key] = { ...middle.steps, fetched, grant: middle.grant };
   return medians;
 }
 
@@ -331,13 +339,14 @@ for (const [path, what] of [
     ['construct', 'polyfill imported, lock worker constructed'],
     ['watch', 'the page\'s liveness database open'],
     ['script', 'worker script starts'],
-    ['wasm', 'wasm fetched, compiled, instantiated'],
+    ['fetched', 'wasm fetched (its whole response)'],
+    ['wasm', 'wasm compiled and instantiated'],
     ['served', 'worker serving (its boot message arrives)'],
     ['welcome', 'welcome (worker\'s lifeline open)'],
     ['grant', 'first grant'],
   ]) {
     const at = coldSteps[path][key];
-    console.log(`  ${pad(step, 44)}${at === undefined ? '—' : at.toFixed(1)}`);
+    console.log(`  ${pad(step, 44)}${Number.isFinite(at) ? at.toFixed(1) : '—'}`);
   }
   // (`boot` goes to the ports that connected while the worker loaded.)
   if (coldSteps[path].served === undefined) console.log('  (— : the worker was serving before this page\'s connect event reached it)');

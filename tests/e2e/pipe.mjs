@@ -56,6 +56,17 @@ export async function launchPipe() {
             close: () => cdp.send('Target.closeTarget', { targetId }),
           };
         },
+        // `expression` evaluated once in this context's SharedWorker (attached to only now,
+        // long after it started), or undefined where it has none.
+        async readWorker(expression) {
+          const { targetInfos } = await cdp.send('Target.getTargets');
+          const worker = targetInfos.find((t) => t.type === 'shared_worker' && t.browserContextId === browserContextId);
+          if (!worker) return undefined;
+          const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: true });
+          const reply = await cdp.send('Runtime.evaluate', { expression: `JSON.stringify(${expression})`, returnByValue: true }, sessionId);
+          await cdp.send('Target.detachFromTarget', { sessionId });
+          return reply.result.value === undefined ? undefined : JSON.parse(reply.result.value);
+        },
         close: () => cdp.send('Target.disposeBrowserContext', { browserContextId }),
       };
     },
