@@ -34,7 +34,8 @@ export async function launchPipe() {
       const { browserContextId } = await cdp.send('Target.createBrowserContext');
       return {
         // Loads `path` (with `impl=` added to its query) in a new tab; `read(expression)`
-        // waits until the page's `expression` gives something other than undefined.
+        // waits until the page's `expression` gives something other than undefined (and
+        // fails after 30 s).
         async open(path) {
           const { targetId } = await cdp.send('Target.createTarget', { url: 'about:blank', browserContextId });
           const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
@@ -45,13 +46,17 @@ export async function launchPipe() {
           return {
             async read(expression) {
               const guarded = `location.href === 'about:blank' ? undefined : JSON.stringify(${expression})`;
-              for (;;) {
+              for (const end = Date.now() + 30_000; Date.now() < end; ) {
                 // (Fails while the navigation replaces the document: tried again.)
-                const reply = await send('Runtime.evaluate', { expression: guarded, returnByValue: true }).catch(() => null);
+                const reply = await send('Runtime.evaluate', { expression: guarded, returnByValue: true }).catch((error) => {
+                  if (cdp.closed) throw error;
+                  return null;
+                });
                 const value = reply && reply.result.value;
                 if (value !== undefined) return JSON.parse(value);
                 await new Promise((ok) => setTimeout(ok, 10));
               }
+              throw new Error(`${path}: no ${expression} after 30 s`);
             },
             close: () => cdp.send('Target.closeTarget', { targetId }),
           };
@@ -71,18 +76,28 @@ export async function launchPipe() {
       };
     },
     async close() {
-      await cdp.send('Browser.close');
+      await cdp.send('Browser.close').catch(() => {}); // (the pipe may close before its reply)
       await chromium.close();
       await new Promise((ok) => server.close(ok));
     },
   };
 }
 
-// The DevTools protocol over Chromium's pipe: JSON messages ended by a NUL byte.
+// The DevTools protocol over Chromium's pipe: JSON messages ended by a NUL byte. Once the
+// pipe has closed (Chromium ended), every call fails.
 function devtools(input, output) {
   let nextId = 0;
   let buffered = '';
+  let closed = false;
   const waiting = new Map();
+  const gone = (method) => new Error(`${method}: Chromium closed its DevTools pipe`);
+  const close = () => {
+    closed = true;
+    for (const { method, fail } of waiting.values()) fail(gone(method));
+    waiting.clear();
+  };
+  output.on('close', close);
+  for (const stream of [input, output]) stream.on('error', close);
   output.setEncoding('utf8');
   output.on('data', (chunk) => {
     buffered += chunk;
@@ -96,7 +111,11 @@ function devtools(input, output) {
     }
   });
   return {
+    get closed() {
+      return closed;
+    },
     send(method, params = {}, sessionId) {
+      if (closed) return Promise.reject(gone(method));
       const id = ++nextId;
       input.write(`${JSON.stringify({ id, method, params, sessionId })}\0`);
       return new Promise((done, fail) => waiting.set(id, { method, done, fail }));
