@@ -46,7 +46,8 @@ function connect(defaults, options) {
       // e.g. SecurityError from SharedWorker in an opaque origin: request() will reject.
     }
   };
-  // §2.6 on the unloading document cleanup steps (pagehide, not unload: keeps bfcache).
+  // §2.6 on the unloading document cleanup steps (see Connection.close; `pagehide`, not
+  // `unload`: keeps bfcache).
   if (typeof addEventListener === 'function') {
     addEventListener('pagehide', (event) => connection.close(event.persisted));
     // Restored from the back/forward cache: a client again, connected as at install.

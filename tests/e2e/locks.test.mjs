@@ -143,6 +143,59 @@ for (const impl of IMPLS) {
       assert.equal(state.held.length, 1);
       assert.equal(state.pending.length, 0);
     });
+
+    // §2.6: a context's locks go with the context, released on the unloading document
+    // cleanup steps, after which it runs nothing. A closed Chromium tab still runs its timers
+    // and IndexedDB callbacks after its `pagehide` and `unload`, for tens of milliseconds:
+    // none of its callback may run once another tab holds the lock. (A polyfill releasing at
+    // `pagehide` failed this in 29 of 30 closes; native Chromium 156 fails it too, printed.)
+    async function closeWhileRunning() {
+      const late = [];
+      const waits = []; // close() called → the waiter granted, ms
+      for (let round = 0; round < 3; round++) {
+        const [a, b] = await fresh(2);
+        // a's callback never ends; it tells b the time every 2 ms while it runs.
+        await a.evaluate(() => {
+          const channel = new BroadcastChannel('zombie');
+          navigator.locks.request('zombie', () => {
+            const tick = () => {
+              channel.postMessage(Date.now());
+              setTimeout(tick, 2);
+            };
+            tick();
+            return new Promise(() => {});
+          });
+        });
+        await b.evaluate(() => {
+          const channel = new BroadcastChannel('zombie');
+          window.ticks = [];
+          channel.onmessage = ({ data }) => window.ticks.push(data);
+          navigator.locks.request('zombie', () => {
+            window.zombieGranted = Date.now();
+          });
+        });
+        await b.waitForFunction(() => window.ticks.length > 5);
+        const closed = Date.now();
+        await a.close({ runBeforeUnload: false });
+        await b.waitForFunction(() => window.zombieGranted !== undefined);
+        await new Promise((r) => setTimeout(r, 300)); // any late tick of a's arrives
+        late.push(...(await b.evaluate(() => window.ticks.filter((t) => t > window.zombieGranted + 1).map((t) => t - window.zombieGranted))));
+        waits.push((await b.evaluate(() => window.zombieGranted)) - closed);
+      }
+      console.log(`# ${where}${impl}: tab closed → waiter granted in ${waits.join(', ')} ms`);
+      return late;
+    }
+    if (impl === 'native') {
+      it("a closed tab's callback after pagehide: native reference, printed, not asserted", async () => {
+        const late = await closeWhileRunning();
+        console.log(`# ${where}native: a closed tab's callback ran ${late.length} times after the waiter's grant (up to ${Math.max(0, ...late)} ms after)`);
+      });
+    } else {
+      it("a closed tab's callback, still running after pagehide, keeps its lock until the tab is gone (spec wins over native)", async () => {
+        const late = await closeWhileRunning();
+        assert.deepEqual(late, [], `the closed tab's callback ran ${late} ms after the waiter's grant`);
+      });
+    }
   });
 }
 

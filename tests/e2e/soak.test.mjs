@@ -18,9 +18,11 @@ describe('polyfill: soak', () => {
   it(`${TABS} tabs × ${SECTIONS} sections with tabs closed and crashed mid-run: no lost update, no stuck lock`, async () => {
     const session = await newSession(env, 'polyfill');
     let serial = 0;
+    const names = new Map(); // page -> its tab's name
     const start = async () => {
       const page = await session.page();
       const tab = `tab${serial++}`;
+      names.set(page, tab);
       page.evaluate(([tab, n]) => void T.soak(tab, n), [tab, SECTIONS]);
       return page;
     };
@@ -35,10 +37,10 @@ describe('polyfill: soak', () => {
       const [page] = live.splice(victim, 1);
       if (round % 2 === 0) {
         (await session.context.newCDPSession(page)).send('Page.crash').catch(() => {});
-        events.push('crash');
+        events.push(`crash ${names.get(page)}`);
       } else {
         await page.close();
-        events.push('close');
+        events.push(`close ${names.get(page)}`);
       }
       live.push(await start());
     }
