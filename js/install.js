@@ -47,11 +47,28 @@ function connect(defaults, options) {
     }
   };
   // §2.6 on the unloading document cleanup steps (see Connection.close; `pagehide`, not
-  // `unload`: keeps bfcache).
+  // `unload`: keeps bfcache). Entering the back/forward cache, Chromium may run one more
+  // task after `pagehide` and none after `freeze` (measured): where there is a `freeze`
+  // event, the page says goodbye then.
   if (typeof addEventListener === 'function') {
-    addEventListener('pagehide', (event) => connection.close(event.persisted));
-    // Restored from the back/forward cache: a client again, connected as at install.
-    addEventListener('pageshow', (event) => event.persisted && start());
+    let caching = false; // entering the back/forward cache, not frozen yet
+    const freezes = typeof document === 'object' && 'onfreeze' in document;
+    addEventListener('pagehide', (event) => {
+      caching = event.persisted;
+      if (!caching || !freezes) connection.close(caching);
+    });
+    if (freezes) {
+      document.addEventListener('freeze', () => {
+        if (caching) connection.close(true);
+        caching = false;
+      });
+    }
+    // Restored from the back/forward cache: a client again, connected as at install (still
+    // connected if it was never frozen).
+    addEventListener('pageshow', (event) => {
+      caching = false;
+      if (event.persisted) start();
+    });
   }
   start();
   return connection;

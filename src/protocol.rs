@@ -14,7 +14,7 @@
 //! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant (a lock granted meanwhile is released) |
 //! | `query`   | `id`                                     | §4.5 snapshot                            |
 //! | `reclaim` | `id`, `name` or `names`, `mode`          | after a worker restart: this lock was held before it |
-//! | `goodbye` |                                          | §2.6 the context is going away           |
+//! | `goodbye` |                                          | §2.6 the page enters the back/forward cache, or goes away with no database to watch (a context with one ends when the browser closes it) |
 //! | `adopt`   | a transferred MessagePort                | connect that port as a new client (a dedicated worker of this context) |
 //!
 //! Worker → context ([`WorkerMessage`]):

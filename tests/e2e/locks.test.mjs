@@ -148,39 +148,21 @@ for (const impl of IMPLS) {
     // cleanup steps, after which it runs nothing. A closed Chromium tab still runs its timers
     // and IndexedDB callbacks after its `pagehide` and `unload`, for tens of milliseconds:
     // none of its callback may run once another tab holds the lock. (A polyfill releasing at
-    // `pagehide` failed this in 29 of 30 closes; native Chromium 156 fails it too, printed.)
+    // `pagehide` failed this in 29 of 30 closes; native Chromium 156 fails it at times: printed.)
     async function closeWhileRunning() {
       const late = [];
       const waits = []; // close() called → the waiter granted, ms
       for (let round = 0; round < 3; round++) {
         const [a, b] = await fresh(2);
-        // a's callback never ends; it tells b the time every 2 ms while it runs.
-        await a.evaluate(() => {
-          const channel = new BroadcastChannel('zombie');
-          navigator.locks.request('zombie', () => {
-            const tick = () => {
-              channel.postMessage(Date.now());
-              setTimeout(tick, 2);
-            };
-            tick();
-            return new Promise(() => {});
-          });
-        });
-        await b.evaluate(() => {
-          const channel = new BroadcastChannel('zombie');
-          window.ticks = [];
-          channel.onmessage = ({ data }) => window.ticks.push(data);
-          navigator.locks.request('zombie', () => {
-            window.zombieGranted = Date.now();
-          });
-        });
-        await b.waitForFunction(() => window.ticks.length > 5);
+        await a.evaluate(() => T.tick('zombie'));
+        await b.evaluate(() => T.listen('zombie'));
+        await b.waitForFunction(() => T.heard.length > 5);
         const closed = Date.now();
         await a.close({ runBeforeUnload: false });
-        await b.waitForFunction(() => window.zombieGranted !== undefined);
+        await b.waitForFunction(() => T.ticked !== undefined);
         await new Promise((r) => setTimeout(r, 300)); // any late tick of a's arrives
-        late.push(...(await b.evaluate(() => window.ticks.filter((t) => t > window.zombieGranted + 1).map((t) => t - window.zombieGranted))));
-        waits.push((await b.evaluate(() => window.zombieGranted)) - closed);
+        late.push(...(await b.evaluate(() => T.lateTicks())));
+        waits.push((await b.evaluate(() => T.ticked)) - closed);
       }
       console.log(`# ${where}${impl}: tab closed → waiter granted in ${waits.join(', ')} ms`);
       return late;

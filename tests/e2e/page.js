@@ -104,6 +104,33 @@ const T = {
     const row = (i) => [i.name, i.mode, i.clientId];
     return { held: held.map(row), pending: pending.map(row) };
   },
+  // A context's end and its callback (§2.6): `tick(name)` holds `name` with a callback that
+  // never ends and posts the time on BroadcastChannel `name` at every timer task; in another
+  // tab, `listen(name)` requests it, noting every post heard and when it was granted (then
+  // `ticked`); `lateTicks()` gives the posts made after that grant, in ms after it.
+  tick(name) {
+    const channel = new BroadcastChannel(name);
+    const tick = () => {
+      channel.postMessage(Date.now());
+      setTimeout(tick, 0);
+    };
+    navigator.locks
+      .request(name, () => {
+        tick();
+        return new Promise(() => {});
+      })
+      .catch(() => {}); // (rejects with AbortError where the page enters the bfcache)
+  },
+  listen(name) {
+    T.heard = [];
+    new BroadcastChannel(name).onmessage = ({ data }) => T.heard.push(data);
+    navigator.locks.request(name, () => {
+      T.ticked = Date.now();
+    });
+  },
+  lateTicks() {
+    return T.heard.filter((t) => t > T.ticked + 1).map((t) => t - T.ticked);
+  },
   // The soak test: `sections` exclusive sections, each a non-atomic increment of a counter
   // in IndexedDB (read, await a tick, write), with a ledger entry per section written in
   // the same transaction as the counter. Lost updates would leave counter < ledger size.

@@ -129,6 +129,33 @@ describe(`${where}polyfill: recovery`, () => {
     }
   });
 
+  // Entering the back/forward cache, Chromium may run one more task of the page after its
+  // `pagehide` (none after `freeze`): none of its callback may run once another tab holds
+  // its lock.
+  it("bfcache: a cached page's callback runs nothing after the waiter's grant", async () => {
+    const cached = await launch({ bfcache: true });
+    try {
+      const session = await newSession(cached, 'polyfill');
+      const late = [];
+      for (let round = 0; round < 5; round++) {
+        const [a, b] = [await session.page(), await session.page()];
+        await a.evaluate(() => T.tick('cached'));
+        await b.evaluate(() => T.listen('cached'));
+        await b.waitForFunction(() => T.heard.length > 5);
+        await a.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`); // a enters the cache
+        await b.waitForFunction(() => T.ticked !== undefined);
+        await new Promise((r) => setTimeout(r, 200)); // any late tick of a's arrives
+        late.push(...(await b.evaluate(() => T.lateTicks())));
+        await a.close();
+        await b.close();
+      }
+      assert.deepEqual(late, [], `the cached page's callback ran ${late} ms after the waiter's grant`);
+      await session.close();
+    } finally {
+      await cached.close();
+    }
+  });
+
   it('garbage, floods and huge names from a same-origin script leave other clients unharmed', async () => {
     const [good, evil] = await fresh(2);
     await hold(good, 'g', 'precious');
