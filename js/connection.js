@@ -261,13 +261,14 @@ export class Connection {
     this.reconnect();
   }
 
-  // §2.6 at `pagehide`. Entering the back/forward cache (`persisted`) the page says goodbye:
-  // the worker releases its locks and drops its requests before the page is frozen; what it
-  // held or waited for is lost (README "Contexts and lifecycle"). Otherwise its end is the
-  // browser closing its database, which the worker watches: a closed tab still runs its
-  // timers and IndexedDB callbacks after `pagehide` and `unload` (measured in Chromium), so
-  // a goodbye now would let its critical section run on beside the next holder's. Only a
-  // context with no database says goodbye then.
+  // §2.6 at `pagehide`. Entering the back/forward cache (`persisted`; called at the `freeze`
+  // that follows, where there is one: install.js) the page says goodbye: the worker releases
+  // its locks and drops its requests; what it held or waited for is lost (README "Contexts
+  // and lifecycle"). Otherwise its end is the browser closing its database, which the
+  // worker watches: a closed tab still runs its timers and IndexedDB callbacks after
+  // `pagehide` and `unload` (measured in Chromium), so a goodbye now would let its critical
+  // section run on beside the next holder's. Only a context with no database says goodbye
+  // then.
   close(persisted) {
     if (!persisted && (this.dbState === 'open' || this.dbState === 'opening')) return;
     clearTimeout(this.retry);

@@ -47,9 +47,9 @@ function connect(defaults, options) {
     }
   };
   // §2.6 on the unloading document cleanup steps (see Connection.close; `pagehide`, not
-  // `unload`: keeps bfcache). Entering the back/forward cache, Chromium may run one more
-  // task after `pagehide` and none after `freeze` (measured): where there is a `freeze`
-  // event, the page says goodbye then.
+  // `unload`: keeps bfcache). Entering the back/forward cache, Chromium may still run tasks
+  // of the page after `pagehide`, and none after the `freeze` that follows it (measured):
+  // where there is a `freeze` event, the page says goodbye then.
   if (typeof addEventListener === 'function') {
     let caching = false; // entering the back/forward cache, not frozen yet
     const freezes = typeof document === 'object' && 'onfreeze' in document;
