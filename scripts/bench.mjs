@@ -346,7 +346,7 @@ for (const [path, what] of [
     ['grant', 'first grant'],
   ]) {
     const at = coldSteps[path][key];
-    console.log(`  ${pad(step, 44)}${Number.isFinite(at) ? at.toFixed(1) : '—'}`);
+    console.log(`  ${pad(step, 44)}${at === undefined ? '—' : at.toFixed(1)}`);
   }
   // (`boot` goes to the ports that connected while the worker loaded.)
   if (coldSteps[path].served === undefined) console.log('  (— : the worker was serving before this page\'s connect event reached it)');

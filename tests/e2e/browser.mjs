@@ -102,6 +102,21 @@ export async function newSession(env, impl) {
 }
 
 // Test helpers over the in-page T of tests/e2e/page.js.
+//
+// §2.6 with T.tick / T.listen: `a` holds `name` with a callback that never ends and ticks,
+// `b` waits for the lock, then `end(a)` ends a's context. Gives how long after end() began
+// b was granted (`waited`, ms) and a's ticks made after that grant (`late`, ms after it).
+export async function endWhileTicking(a, b, name, end) {
+  await a.evaluate((n) => T.tick(n), name);
+  await b.evaluate((n) => T.listen(n), name);
+  await b.waitForFunction(() => T.heard.length > 5);
+  const ending = Date.now();
+  await end(a);
+  await b.waitForFunction(() => T.ticked !== undefined);
+  await new Promise((r) => setTimeout(r, 300)); // any late tick of a's arrives
+  const { granted, late } = await b.evaluate(() => ({ granted: T.ticked, late: T.lateTicks() }));
+  return { waited: granted - ending, late };
+}
 export const until = (target, entry, timeout = 10_000) =>
   target.waitForFunction((e) => T.has(e), entry, { timeout });
 export const hold = (target, key, name, options) =>

@@ -2,7 +2,7 @@
 // against the polyfill with the native API hidden. Both must pass the same assertions.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, freshSessions, hold, launch, log, query, release, until, where } from './browser.mjs';
+import { IMPLS, endWhileTicking, freshSessions, hold, launch, log, query, release, until, where } from './browser.mjs';
 
 
 let env;
@@ -146,23 +146,17 @@ for (const impl of IMPLS) {
 
     // §2.6: a context's locks go with the context, released on the unloading document
     // cleanup steps, after which it runs nothing. A closed Chromium tab still runs its timers
-    // and IndexedDB callbacks after its `pagehide` and `unload`, for tens of milliseconds:
-    // none of its callback may run once another tab holds the lock. (A polyfill releasing at
-    // `pagehide` failed this in 29 of 30 closes; native Chromium 156 fails it at times: printed.)
+    // and IndexedDB callbacks after its `pagehide` and `unload` (a probe saw it in 29 of 30
+    // closes): none of its callback may run once another tab holds the lock. A polyfill
+    // releasing at `pagehide` fails this; native Chromium 156 fails it at times: printed.
     async function closeWhileRunning() {
       const late = [];
       const waits = []; // close() called → the waiter granted, ms
       for (let round = 0; round < 3; round++) {
         const [a, b] = await fresh(2);
-        await a.evaluate(() => T.tick('zombie'));
-        await b.evaluate(() => T.listen('zombie'));
-        await b.waitForFunction(() => T.heard.length > 5);
-        const closed = Date.now();
-        await a.close({ runBeforeUnload: false });
-        await b.waitForFunction(() => T.ticked !== undefined);
-        await new Promise((r) => setTimeout(r, 300)); // any late tick of a's arrives
-        late.push(...(await b.evaluate(() => T.lateTicks())));
-        waits.push((await b.evaluate(() => T.ticked)) - closed);
+        const ended = await endWhileTicking(a, b, 'zombie', (page) => page.close({ runBeforeUnload: false }));
+        late.push(...ended.late);
+        waits.push(ended.waited);
       }
       console.log(`# ${where}${impl}: tab closed → waiter granted in ${waits.join(', ')} ms`);
       return late;

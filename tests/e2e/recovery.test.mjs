@@ -3,7 +3,7 @@
 // worker garbage.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshSessions, hold, launch, needsCdp, newSession, query, until, where } from './browser.mjs';
+import { endWhileTicking, freshSessions, hold, launch, needsCdp, newSession, query, until, where } from './browser.mjs';
 
 const rows = (list) => list.map((r) => r.slice(0, 2).join(':')).sort();
 
@@ -129,7 +129,7 @@ describe(`${where}polyfill: recovery`, () => {
     }
   });
 
-  // Entering the back/forward cache, Chromium may run one more task of the page after its
+  // Entering the back/forward cache, Chromium may still run tasks of the page after its
   // `pagehide` (none after `freeze`): none of its callback may run once another tab holds
   // its lock.
   it("bfcache: a cached page's callback runs nothing after the waiter's grant", async () => {
@@ -139,13 +139,9 @@ describe(`${where}polyfill: recovery`, () => {
       const late = [];
       for (let round = 0; round < 5; round++) {
         const [a, b] = [await session.page(), await session.page()];
-        await a.evaluate(() => T.tick('cached'));
-        await b.evaluate(() => T.listen('cached'));
-        await b.waitForFunction(() => T.heard.length > 5);
-        await a.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`); // a enters the cache
-        await b.waitForFunction(() => T.ticked !== undefined);
-        await new Promise((r) => setTimeout(r, 200)); // any late tick of a's arrives
-        late.push(...(await b.evaluate(() => T.lateTicks())));
+        // a enters the cache.
+        const enter = (page) => page.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`);
+        late.push(...(await endWhileTicking(a, b, 'cached', enter)).late);
         await a.close();
         await b.close();
       }
