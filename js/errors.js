@@ -26,5 +26,20 @@ export function abortReason(signal) {
     : reasons.get(signal) || domException('AbortError', 'The operation was aborted.');
 }
 
+// Adds `algorithm` to `signal`'s abort algorithms (DOM "add" an abort algorithm) as closely
+// as script can: it runs once the signal is aborted, not at an `abort` event dispatched by
+// script, and whatever the signal's own listeners do. It listens on the signal (its
+// listeners added earlier run first: an algorithm would run before them) and, where there is
+// AbortSignal.any, on a signal depending on it, whose event no listener of the signal can
+// stop. `algorithm` may run twice: it ignores its second run. Returns what removes it.
+export function addAbortAlgorithm(signal, algorithm) {
+  const run = () => signal.aborted && algorithm();
+  const targets = AbortSignal.any ? [signal, AbortSignal.any([signal])] : [signal];
+  for (const target of targets) target.addEventListener('abort', run);
+  return () => {
+    for (const target of targets) target.removeEventListener('abort', run);
+  };
+}
+
 export const stolenError = () =>
   domException('AbortError', "Lock broken by another request with the 'steal' option.");

@@ -3,6 +3,7 @@
 import { CONNECT, Connection } from './connection.js';
 import { Lock, LockManager, newLockManager } from './lock-manager.js';
 import { localConnection } from './local.js';
+import { branded } from './webidl.js';
 
 // A v4 UUID; crypto.randomUUID is secure-context only, getRandomValues is not (and Node 18
 // has no global crypto).
@@ -12,8 +13,9 @@ function uuid() {
   else for (let i = 0; i < 16; i++) b[i] = Math.random() * 256;
   b[6] = (b[6] & 0x0f) | 0x40;
   b[8] = (b[8] & 0x3f) | 0x80;
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  let id = '';
+  for (let i = 0; i < 16; i++) id += (i > 3 && i < 11 && !(i & 1) ? '-' : '') + (b[i] | 256).toString(16).slice(1);
+  return id;
 }
 
 // Where the worker script and its .wasm are: the entry module passes its defaults,
@@ -74,48 +76,45 @@ function connect(defaults, options) {
   return connection;
 }
 
-// Dedicated workers created from here get their link to the lock worker through us: wrap
-// Worker so that each new worker's connect request is answered (and hidden from the page's
-// own message listeners, which are added after ours).
-function adoptWorkers(connection) {
-  const Native = globalThis.Worker;
-  if (typeof Native !== 'function' || Native[CONNECT]) return;
-  class Worker extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (event) => {
-        if (event.data && event.data[CONNECT] === 1 && event.ports.length === 1) {
-          event.stopImmediatePropagation();
-          connection.adopt(event.ports[0]);
-        }
-      });
-    }
-  }
-  Worker[CONNECT] = true;
-  Object.defineProperty(globalThis, 'Worker', { value: Worker, writable: true, configurable: true });
-}
+// A global of the context, as WebIDL defines interface objects: writable, configurable, not
+// enumerable.
+const defineGlobal = (name, value) =>
+  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
 
-// Shared and service workers ask a window for their link (js/couriers.js). A page answers
-// its SharedWorkers (the wrapper listens on each one's port before the page's own listeners,
-// without starting the port) and its origin's service workers (navigator.serviceWorker's
-// message event, which does not start the client message queue either).
-function adoptSharedAndServiceWorkers(connection) {
+// Workers created from here ask this context for their link to the lock worker: dedicated
+// ones through their Worker object, shared and service workers through a window (js/
+// couriers.js). A page answers its Workers and SharedWorkers (wrapped: the wrapper listens
+// before the page's own listeners, and hides the request from them, without starting a
+// SharedWorker's port) and its origin's service workers (navigator.serviceWorker's message
+// event, which does not start the client message queue either).
+function adoptWorkers(connection) {
   const answer = (event) => {
     if (event.data && event.data[CONNECT] === 1 && event.ports.length === 1) {
       event.stopImmediatePropagation();
       connection.adopt(event.ports[0]);
     }
   };
-  const Native = globalThis.SharedWorker;
-  if (typeof Native === 'function' && !Native[CONNECT]) {
-    class SharedWorker extends Native {
+  const NativeWorker = globalThis.Worker;
+  if (typeof NativeWorker === 'function' && !NativeWorker[CONNECT]) {
+    class Worker extends NativeWorker {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener('message', answer);
+      }
+    }
+    Worker[CONNECT] = true;
+    defineGlobal('Worker', Worker);
+  }
+  const NativeShared = globalThis.SharedWorker;
+  if (typeof NativeShared === 'function' && !NativeShared[CONNECT]) {
+    class SharedWorker extends NativeShared {
       constructor(...args) {
         super(...args);
         this.port.addEventListener('message', answer);
       }
     }
-    SharedWorker[CONNECT] = Native; // the lock worker is started with the native one
-    Object.defineProperty(globalThis, 'SharedWorker', { value: SharedWorker, writable: true, configurable: true });
+    SharedWorker[CONNECT] = NativeShared; // the lock worker is started with the native one
+    defineGlobal('SharedWorker', SharedWorker);
   }
   if (typeof document === 'undefined') return; // only windows are asked by service workers
   let container;
@@ -127,34 +126,6 @@ function adoptSharedAndServiceWorkers(connection) {
   if (container && typeof container.addEventListener === 'function') {
     container.addEventListener('message', answer);
   }
-}
-
-// WebIDL's brand check for an attribute of Navigator (or WorkerNavigator): `this` must be
-// such an object, or the getter throws TypeError. A native brand-checked getter of the same
-// prototype does the check for us; without one, only the context's own navigator passes.
-const NATIVE_GETTERS = ['userAgent', 'onLine'];
-function navigatorBrandCheck(proto, nav) {
-  let native;
-  for (const name of NATIVE_GETTERS) {
-    const desc = Object.getOwnPropertyDescriptor(proto, name);
-    if (desc && typeof desc.get === 'function') {
-      native = desc.get;
-      break;
-    }
-  }
-  return (self) => {
-    // (The context's own navigator, the usual `this`, passes without a call.)
-    if (self === nav) return;
-    if (native) {
-      try {
-        native.call(self);
-        return;
-      } catch {
-        // not a Navigator
-      }
-    }
-    throw new TypeError('Illegal invocation');
-  };
 }
 
 // Runtimes without a navigator (Node before 21) get one for the local lock manager: a plain
@@ -179,23 +150,22 @@ export function makeApi(defaults) {
     const connection = connect(defaults, options);
     const manager = newLockManager(connection);
     adoptWorkers(connection);
-    adoptSharedAndServiceWorkers(connection);
     const proto = Object.getPrototypeOf(nav);
-    const brandCheck = navigatorBrandCheck(proto, nav);
-    // A getter named 'get locks', as WebIDL makes it, that refuses non-Navigator receivers.
+    // A getter named 'get locks', as WebIDL makes it, that refuses receivers other than a
+    // Navigator (or WorkerNavigator): the context's own navigator, or what the prototype's
+    // native userAgent getter accepts. (Without one, only the context's own passes.)
     const { get } = Object.getOwnPropertyDescriptor(
       {
         get locks() {
-          brandCheck(this);
+          if (this !== nav && !branded(this, () => proto, 'userAgent')) throw new TypeError('Illegal invocation');
           return manager;
         },
       },
       'locks',
     );
     Object.defineProperty(proto, 'locks', { get, enumerable: true, configurable: true });
-    for (const [name, value] of [['LockManager', LockManager], ['Lock', Lock]]) {
-      Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
-    }
+    defineGlobal('LockManager', LockManager);
+    defineGlobal('Lock', Lock);
     return manager;
   }
 

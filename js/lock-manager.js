@@ -1,6 +1,6 @@
 // LockManager and Lock as the spec's WebIDL shapes them (§3.2, §3.3), driving a Connection.
 
-import { abortReason, domException, stolenError } from './errors.js';
+import { abortReason, addAbortAlgorithm, domException, stolenError } from './errors.js';
 import { shapeInterface, toCallback, toDOMString, toLockOptions } from './webidl.js';
 
 const CONSTRUCT = Symbol('construct');
@@ -9,13 +9,23 @@ const managers = new WeakMap(); // LockManager -> Connection
 
 const illegal = () => new TypeError('Illegal constructor');
 
-// §3.2.1 step 3 / §3.2.2 step 2: a detached iframe's document is not fully active.
-function checkFullyActive() {
+// §3.2.1 steps 3–4 / §3.2.2 steps 2–3: a detached iframe's document is not fully active;
+// an opaque origin has no storage bottle, so no lock manager to obtain. (The in-realm
+// service's, a manager of this realm only, `hub`, is the package's to give.)
+function checkManager(connection) {
   if (typeof document !== 'undefined' && document.defaultView === null) {
     throw domException('InvalidStateError', 'The document is not fully active.');
   }
+  if (connection && !connection.hub && globalThis.origin === 'null') {
+    throw domException('SecurityError', 'An opaque origin has no lock manager.');
+  }
 }
-const illegalInvocation = () => new TypeError('Illegal invocation');
+// What `map` keeps for `object`, which must be of its interface (WebIDL's brand check).
+function slotsOf(map, object) {
+  const slots = map.get(object);
+  if (!slots) throw new TypeError('Illegal invocation');
+  return slots;
+}
 const lostError = () =>
   domException('AbortError', 'The lock was released: the page entered the back/forward cache.');
 
@@ -26,15 +36,11 @@ export class Lock {
   }
 
   get name() {
-    const lock = locks.get(this);
-    if (!lock) throw illegalInvocation();
-    return lock.name;
+    return slotsOf(locks, this).name;
   }
 
   get mode() {
-    const lock = locks.get(this);
-    if (!lock) throw illegalInvocation();
-    return lock.mode;
+    return slotsOf(locks, this).mode;
   }
 }
 shapeInterface(Lock, 'Lock', ['name', 'mode']);
@@ -57,10 +63,10 @@ export class LockManager {
 
   // §3.2.2
   query() {
-    const connection = managers.get(this);
-    if (!connection) return Promise.reject(illegalInvocation());
+    let connection;
     try {
-      checkFullyActive();
+      connection = slotsOf(managers, this);
+      checkManager(connection);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -98,10 +104,11 @@ function expandSnapshot({ names, clientIds, held, pending }) {
     for (let i = 0; i < codes.length; i += 2) {
       const end = offset + codes[i];
       const code = codes[i + 1];
+      // (A dictionary's members in lexicographic order, as WebIDL converts one.)
       list.push({
-        name: names.slice(offset, end),
-        mode: code & 1 ? 'shared' : 'exclusive',
         clientId: clientIds[code >>> 2],
+        mode: code & 1 ? 'shared' : 'exclusive',
+        name: names.slice(offset, end),
       });
       more.push(code & 2);
       offset = end;
@@ -131,12 +138,12 @@ export function readArguments(args, method, toFirst, toOptions) {
   return [toFirst(args[0]), toOptions(args.length === 2 ? undefined : args[1]), toCallback(args[args.length === 2 ? 1 : 2])];
 }
 
-// §3.2.1 steps 3 and 5–9 for a request of `names` (one, or a scope's), and the extension's
-// `timeout` check. (Step 4's SecurityError for an opaque origin comes from the SharedWorker
-// constructor, which throws it when the request is sent.) Every failure is thrown.
-export function checkRequest(names, { mode, ifAvailable, steal, signal, timeout }) {
-  // Step 3.
-  checkFullyActive();
+// §3.2.1 steps 3–9 for a request of `names` (one, or a scope's) on `connection` (none: a
+// lock manager not of this package, which checks steps 3–4 itself), and the extension's
+// `timeout` check. Every failure is thrown.
+export function checkRequest(connection, names, { mode, ifAvailable, steal, signal, timeout }) {
+  // Steps 3–4.
+  checkManager(connection);
   // Step 5: reserved names.
   if (names.some((name) => name.startsWith('-'))) {
     throw domException('NotSupportedError', "Names cannot start with '-'.");
@@ -162,10 +169,9 @@ export function checkRequest(names, { mode, ifAvailable, steal, signal, timeout 
 }
 
 function requestLock(manager, args) {
-  const connection = managers.get(manager);
-  if (!connection) throw illegalInvocation();
+  const connection = slotsOf(managers, manager);
   const [name, options, callback] = readArguments(args, "request' on 'LockManager", toDOMString, toLockOptions);
-  checkRequest([name], options);
+  checkRequest(connection, [name], options);
   return sendRequest(connection, { name }, new Lock(CONSTRUCT, name, options.mode), callback, options);
 }
 
@@ -184,9 +190,10 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
       }
     };
     // Every answer ends the wait: no more listening to the signal.
+    let unwatch;
     const end = (next) => {
       state = next;
-      if (signal) signal.removeEventListener('abort', onAbort);
+      if (unwatch) unwatch();
     };
     // §4.1 step 2 / §4.3 "signal to abort the request". The request is forgotten here: the
     // worker drops it, or releases it if it was granted meanwhile, and a grant already on
@@ -247,6 +254,6 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
       },
     });
     // Listening only once the request is sent: a send that throws leaves no listener.
-    if (signal) signal.addEventListener('abort', onAbort);
+    if (signal) unwatch = addAbortAlgorithm(signal, onAbort);
   });
 }

@@ -47,7 +47,7 @@ export function requestAll(names, options) {
     if (!connection && !(manager && typeof manager.request === 'function')) {
       throw new TypeError('requestAll: no lock manager');
     }
-    internals.checkRequest(scope, opts);
+    internals.checkRequest(connection, scope, opts);
     const lock = Object.freeze({ names: scope, mode: opts.mode });
     // `timeout: 0` tries once: granted if grantable now (as ifAvailable), else TimeoutError
     // (answered at once: no timer, and a signal has nothing to abort).
@@ -87,11 +87,11 @@ function deadline(options) {
   };
   const follow = () => abort(internals.abortReason(signal));
   const timer = timeout < 2 ** 31 && setTimeout(() => abort(timeoutError(timeout)), timeout);
+  const unwatch = signal ? internals.addAbortAlgorithm(signal, follow) : () => {};
   const stop = () => {
     clearTimeout(timer);
-    if (signal) signal.removeEventListener('abort', follow);
+    unwatch();
   };
-  if (signal) signal.addEventListener('abort', follow);
   options.signal = controller.signal;
   return stop;
 }
@@ -118,7 +118,7 @@ export function queryScopes(manager = defaultManager()) {
       const out = [];
       list.forEach(({ name, mode, clientId }, i) => {
         if (more[i - 1]) out[out.length - 1].names.push(name);
-        else out.push({ names: [name], mode, clientId });
+        else out.push({ clientId, mode, names: [name] });
       });
       return out;
     };

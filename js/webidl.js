@@ -27,7 +27,7 @@ export function toLockOptions(value) {
   }
   const signal = value.signal;
   if (signal !== undefined) {
-    if (!(typeof AbortSignal === 'function' && signal instanceof AbortSignal)) {
+    if (!branded(signal, () => AbortSignal.prototype, 'aborted')) {
       throw new TypeError("Failed to execute 'request' on 'LockManager': Failed to read the 'signal' property from 'LockOptions': Failed to convert value to 'AbortSignal'.");
     }
     options.signal = signal;
@@ -35,6 +35,19 @@ export function toLockOptions(value) {
   const steal = value.steal;
   if (steal !== undefined) options.steal = !!steal;
   return options;
+}
+
+// Whether `value` is a platform object implementing the interface of prototype `proto()`,
+// of any realm (`instanceof` would look at this realm's prototype chain): its native getter
+// `name` (found along the prototype chain: a DOM emulation may define it on a base class)
+// brand-checks its receiver, throwing for any other. (An emulation's getter may check
+// nothing: it gives undefined then.)
+export function branded(value, proto, name) {
+  try {
+    return proto().__lookupGetter__(name).call(value) !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 // callback LockGrantedCallback: any callable.

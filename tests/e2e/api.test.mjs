@@ -17,6 +17,8 @@ const CASES = {
   'options not a dictionary': "navigator.locks.request('x', 1, () => {})",
   'bad mode': "navigator.locks.request('x', { mode: 'write' }, () => {})",
   'signal not an AbortSignal': "navigator.locks.request('x', { signal: {} }, () => {})",
+  // (An object of AbortSignal's prototype chain without its brand: a TypeError, before step 5.)
+  'signal of the prototype only': "navigator.locks.request('-x', { signal: Object.create(AbortSignal.prototype) }, () => {})",
   'symbol name': 'navigator.locks.request(Symbol(), () => {})',
   'reserved name': "navigator.locks.request('-x', () => {})",
   'steal with ifAvailable': "navigator.locks.request('x', { steal: true, ifAvailable: true }, () => {})",
@@ -57,6 +59,7 @@ const EXPECTED = {
   'options not a dictionary': 'rejected:TypeError:TypeError',
   'bad mode': 'rejected:TypeError:TypeError',
   'signal not an AbortSignal': 'rejected:TypeError:TypeError',
+  'signal of the prototype only': 'rejected:TypeError:TypeError',
   'symbol name': 'rejected:TypeError:TypeError',
   'reserved name': 'rejected:DOMException:NotSupportedError',
   'steal with ifAvailable': 'rejected:DOMException:NotSupportedError',
@@ -175,6 +178,113 @@ for (const impl of IMPLS) {
         });
       });
       assert.equal(result, 'kept');
+    });
+
+    // §4.1 step 2 adds an abort *algorithm* (DOM §3.1.3): it runs when the signal is
+    // aborted, not on an `abort` event dispatched by script, and no listener of the signal
+    // can keep it from running.
+    it('the signal is watched as an abort algorithm, not through its event', async () => {
+      const result = await page.evaluate(async () => {
+        const out = {};
+        const settle = (p) => p.then((v) => `resolved:${v}`, (e) => `rejected:${e && e.name}`);
+        const holding = async (name) => {
+          let release;
+          await new Promise((granted) => {
+            navigator.locks.request(name, () => (granted(), new Promise((r) => (release = r))));
+          });
+          return release;
+        };
+        let release = await holding('abort-event');
+        let c = new AbortController();
+        let p = settle(navigator.locks.request('abort-event', { signal: c.signal }, () => 'granted'));
+        c.signal.dispatchEvent(new Event('abort'));
+        await new Promise((r) => setTimeout(r, 10));
+        release();
+        out.dispatched = await p;
+        release = await holding('abort-stopped');
+        c = new AbortController();
+        c.signal.addEventListener('abort', (e) => e.stopImmediatePropagation());
+        p = settle(navigator.locks.request('abort-stopped', { signal: c.signal }, () => 'granted'));
+        await new Promise((r) => setTimeout(r, 10));
+        c.abort();
+        release();
+        out.stopped = await p;
+        return out;
+      });
+      assert.deepEqual(result, { dispatched: 'resolved:granted', stopped: 'rejected:AbortError' });
+    });
+
+    // WebIDL converts an AbortSignal of any realm: a platform object implementing it.
+    it("an AbortSignal of another realm (an iframe's) is one", async () => {
+      const result = await page.evaluate(async () => {
+        const frame = document.body.appendChild(document.createElement('iframe'));
+        const { AbortController: Other } = frame.contentWindow;
+        const settle = (p) => p.then((v) => `resolved:${v}`, (e) => `rejected:${e && e.name}`);
+        const out = [await settle(navigator.locks.request('realm', { signal: new Other().signal }, () => 'granted'))];
+        let release;
+        navigator.locks.request('realm', () => new Promise((r) => (release = r)));
+        const c = new Other();
+        const p = settle(navigator.locks.request('realm', { signal: c.signal }, () => 'granted'));
+        await new Promise((r) => setTimeout(r, 10));
+        c.abort();
+        release();
+        out.push(await p);
+        frame.remove();
+        return out;
+      });
+      assert.deepEqual(result, ['resolved:granted', 'rejected:AbortError']);
+    });
+
+    // WebIDL converts a dictionary to an object with its members in lexicographic order.
+    it("query()'s LockInfo members are in the dictionary's order", async () => {
+      const keys = await page.evaluate(() =>
+        navigator.locks.request('info-order', async () => {
+          const { held } = await navigator.locks.query();
+          return Object.keys(held.find((l) => l.name === 'info-order')).join();
+        }),
+      );
+      assert.equal(keys, 'clientId,mode,name');
+    });
+
+    // §3.2.1 step 4 / §3.2.2 step 3: a sandboxed iframe's opaque origin has no storage
+    // bottle, so no lock manager: SecurityError, before steps 5–9.
+    it('an opaque origin has no lock manager: SecurityError before the other checks', async () => {
+      // The sandboxed iframe runs the checks itself and posts what it saw.
+      const checks = async () => {
+        const settle = (p) => p.then((v) => `resolved:${v}`, (e) => `rejected:${e && e.name}`);
+        parent.postMessage(
+          {
+            origin: self.origin,
+            native: /\[native code\]/.test(navigator.locks.request),
+            request: await settle(navigator.locks.request('x', () => 'granted')),
+            reserved: await settle(navigator.locks.request('-x', () => 'granted')),
+            aborted: await settle(navigator.locks.request('x', { signal: AbortSignal.abort() }, () => 'granted')),
+            query: await settle(navigator.locks.query()),
+          },
+          '*',
+        );
+      };
+      const result = await page.evaluate(
+        ({ impl, checks }) => {
+          const frame = document.createElement('iframe');
+          frame.sandbox = 'allow-scripts';
+          const polyfill = impl === 'polyfill' ? '<script src="/dist/web-locks.global.js"></script>' : '';
+          frame.srcdoc = `${polyfill}<script>(${checks})()</script>`;
+          const seen = new Promise((r) => addEventListener('message', (e) => e.source === frame.contentWindow && r(e.data)));
+          document.body.append(frame);
+          return seen.finally(() => frame.remove());
+        },
+        { impl, checks: String(checks) },
+      );
+      const denied = 'rejected:SecurityError';
+      assert.deepEqual(result, {
+        origin: 'null',
+        native: impl === 'native',
+        request: denied,
+        reserved: denied,
+        aborted: denied,
+        query: denied,
+      });
     });
 
     it('the same context can queue behind itself and query() sees it', async () => {

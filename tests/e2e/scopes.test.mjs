@@ -415,7 +415,7 @@ describe(`${where}polyfill: requestAll, atomic`, () => {
       const { held, pending } = await navigator.locks.query();
       return [...held, ...pending].map((l) => Object.keys(l).join()).filter((k, i, all) => all.indexOf(k) === i);
     });
-    assert.deepEqual(keys, ['name,mode,clientId']);
+    assert.deepEqual(keys, ['clientId,mode,name']);
     await release(a, 'a1');
     await until(b, 'granted:b2:h1:exclusive');
     await release(b, 'b2');
