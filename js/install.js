@@ -152,13 +152,15 @@ export function makeApi(defaults) {
     adoptWorkers(connection);
     const proto = Object.getPrototypeOf(nav);
     // A getter named 'get locks', as WebIDL makes it, that refuses receivers other than a
-    // Navigator (or WorkerNavigator): the context's own navigator, or what the prototype's
-    // native userAgent getter accepts. (Without one, only the context's own passes.)
+    // Navigator (or WorkerNavigator): the context's own navigator, or another realm's that
+    // the prototype's native userAgent getter accepts, whose own lock manager it gives (§3.1:
+    // its relevant settings object's). (Without such a getter, only the context's own passes.)
     const { get } = Object.getOwnPropertyDescriptor(
       {
         get locks() {
-          if (this !== nav && !branded(this, () => proto, 'userAgent')) throw new TypeError('Illegal invocation');
-          return manager;
+          if (this === nav) return manager;
+          if (branded(this, () => proto, 'userAgent')) return this.locks;
+          throw new TypeError('Illegal invocation');
         },
       },
       'locks',

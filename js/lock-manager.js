@@ -212,6 +212,9 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
       // connection.js's.)
       granted() {
         if (state !== 'pending') return;
+        // §4.4 step 14.1: a signal aborted meanwhile (unheard: a browser without
+        // AbortSignal.any, whose listener stopped the event) gets no callback run.
+        if (signal && signal.aborted) return onAbort();
         end('held');
         const waiting = invoke(lock);
         // §2.4: when the waiting promise settles, release, then resolve with it.

@@ -109,10 +109,15 @@ async function fresh(pipe, impl, path, expression, inWorker) {
 // (ms from its navigation start; `origin`: that start, ms since the epoch).
 const COLD_GRANT =
   'window.coldGrant === undefined ? undefined : { grant: coldGrant, steps: window.coldSteps, origin: performance.timeOrigin }';
-// When the lock worker had its wasm's whole response (ms since the epoch), from its resource
-// timing: the page cannot see it and the worker does not say.
-const WASM_FETCHED =
-  "(performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm')) || {}).responseEnd + performance.timeOrigin";
+// The lock worker's steps (ms since the epoch): its User Timing marks (js/worker-entry.js:
+// script ran, wasm ready, serving) and, from its resource timing, when it had its wasm's
+// whole response.
+const WORKER_STEPS = `(() => {
+  const at = (t) => (t === undefined ? undefined : t + performance.timeOrigin);
+  const mark = (name) => (performance.getEntriesByName('web-locks ' + name)[0] || {}).startTime;
+  const wasm = performance.getEntriesByType('resource').find((e) => e.name.endsWith('.wasm')) || {};
+  return { script: at(mark('script')), fetched: at(wasm.responseEnd), wasm: at(mark('wasm')), served: at(mark('serving')) };
+})()`;
 
 // Page load → first grant in a new browser context (no worker running, fresh storage), over
 // 11 interleaved rounds: tests/e2e/cold.html, a static page loading the polyfill as the
@@ -130,7 +135,7 @@ async function coldStart(pipe, path, impls = IMPLS) {
   return stepRounds(
     path,
     (impl) => async () => {
-      if (impl !== FLOOR) return fresh(pipe, impl, path, COLD_GRANT, impl === 'polyfill' && WASM_FETCHED);
+      if (impl !== FLOOR) return fresh(pipe, impl, path, COLD_GRANT, impl === 'polyfill' && WORKER_STEPS);
       const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
       coldFloor.push(round.imported);
       return round;
@@ -169,8 +174,9 @@ async function stepRounds(key, round, impls = IMPLS) {
     return result.grant;
   }, impls);
   const middle = polyfillRounds.find((result) => result.grant === medians.polyfill);
-  const fetched = middle.worker ? middle.worker - middle.origin : undefined;
-  coldSteps[key] = { ...middle.steps, fetched, grant: middle.grant };
+  // (The worker's steps, in the page's time: none for a new tab, whose worker was running.)
+  const worker = Object.fromEntries(Object.entries(middle.worker || {}).map(([step, at]) => [step, at - middle.origin]));
+  coldSteps[key] = { ...middle.steps, ...worker, grant: middle.grant };
   return medians;
 }
 
@@ -341,15 +347,14 @@ for (const [path, what] of [
     ['script', 'worker script starts'],
     ['fetched', 'wasm fetched (its whole response)'],
     ['wasm', 'wasm compiled and instantiated'],
-    ['served', 'worker serving (its boot message arrives)'],
+    ['served', 'worker serving'],
     ['welcome', 'welcome (worker\'s lifeline open)'],
     ['grant', 'first grant'],
   ]) {
     const at = coldSteps[path][key];
     console.log(`  ${pad(step, 44)}${at === undefined ? '—' : at.toFixed(1)}`);
   }
-  // (`boot` goes to the ports that connected while the worker loaded.)
-  if (coldSteps[path].served === undefined) console.log('  (— : the worker was serving before this page\'s connect event reached it)');
+  if (coldSteps[path].served === undefined) console.log('  (— : the worker was serving before this page was opened)');
 }
 
 const native = Object.fromEntries(Object.entries(rows).map(([key, row]) => [key, row.native]));

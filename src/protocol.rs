@@ -28,7 +28,6 @@
 //! | `error`        | `id` (if known), `message` | the message was refused; state unchanged    |
 //! | `evicted`      |                            | the worker took this context for dead and closes the port: connect again and re-declare |
 //! | `fatal`        | `message`                  | (from the loader) the wasm failed to load   |
-//! | `boot`         | `script`, `wasm`           | (from the loader, to ports that connected while it loaded) when the worker script started and its wasm was ready, in ms since the epoch; informational (the benchmark's cold-start breakdown) |
 //!
 //! Re-sending a live `request` (same `id`) is idempotent: a pending one stays as it is, a
 //! held one is answered with `granted` again; a `reclaim` of a lock the worker still knows

@@ -255,14 +255,16 @@ impl Codec {
 }
 
 /// `name` (one string) or `names` (a scope: an array of strings; the core checks their
-/// order).
+/// order). Little is reserved from the array's length, which a sparse array sets at will
+/// (reserving `new Array(2 ** 32 - 1)`'s would overflow: a trap, ending the worker's service
+/// for every context): its entries are read until one is not a string.
 fn decode_lock_names(fields: &Fields<'_>) -> Option<Vec<Vec<u16>>> {
     let name = fields.get(Word::Name);
     if !name.is_undefined() {
         return Some(alloc::vec![decode_text(&name)?]);
     }
     let names = fields.get(Word::Names).dyn_into::<Array>().ok()?;
-    let mut decoded = Vec::with_capacity(names.length() as usize);
+    let mut decoded = Vec::with_capacity(names.length().min(64) as usize);
     for at in 0..names.length() {
         decoded.push(decode_text(&names.get(at))?);
     }

@@ -375,6 +375,13 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
             ("names", strings(&["a", "-b"])),
             ("mode", "shared".into()),
         ],
+        // A sparse array's length is whatever its sender set: nothing is reserved from it.
+        vec![
+            ("type", "request".into()),
+            ("id", 26.into()),
+            ("names", js_sys::Array::new_with_length(u32::MAX).into()),
+            ("mode", "shared".into()),
+        ],
         vec![
             ("type", "request".into()),
             ("id", 10.into()),

@@ -201,6 +201,23 @@ for (const impl of IMPLS) {
         await new Promise((r) => setTimeout(r, 10));
         release();
         out.dispatched = await p;
+        // (Also where the polyfill has no AbortSignal.any to listen through: the abort is
+        // noticed at the grant at the latest, and no callback runs.)
+        const any = AbortSignal.any;
+        delete AbortSignal.any;
+        try {
+          release = await holding('abort-unheard');
+          c = new AbortController();
+          c.signal.addEventListener('abort', (e) => e.stopImmediatePropagation());
+          let ran = false;
+          p = settle(navigator.locks.request('abort-unheard', { signal: c.signal }, () => (ran = true)));
+          await new Promise((r) => setTimeout(r, 10));
+          c.abort();
+          release();
+          out.unheard = `${await p}, ran: ${ran}`;
+        } finally {
+          AbortSignal.any = any;
+        }
         release = await holding('abort-stopped');
         c = new AbortController();
         c.signal.addEventListener('abort', (e) => e.stopImmediatePropagation());
@@ -211,7 +228,14 @@ for (const impl of IMPLS) {
         out.stopped = await p;
         return out;
       });
-      assert.deepEqual(result, { dispatched: 'resolved:granted', stopped: 'rejected:AbortError' });
+      assert.deepEqual(result, {
+        dispatched: 'resolved:granted',
+        unheard: 'rejected:AbortError, ran: false',
+        stopped: 'rejected:AbortError',
+      });
+      // The lock given back at once: free again.
+      const free = await page.evaluate(() => navigator.locks.request('abort-unheard', { ifAvailable: true }, (l) => !!l));
+      assert.equal(free, true);
     });
 
     // WebIDL converts an AbortSignal of any realm: a platform object implementing it.
@@ -233,6 +257,23 @@ for (const impl of IMPLS) {
         return out;
       });
       assert.deepEqual(result, ['resolved:granted', 'rejected:AbortError']);
+    });
+
+    // §3.1: navigator.locks is the receiver's own lock manager, also through the getter of
+    // another realm.
+    it("the locks getter gives another realm's navigator its own lock manager", async () => {
+      const result = await page.evaluate(async () => {
+        const frame = document.createElement('iframe');
+        frame.src = location.href; // this page again: the polyfill installed there too
+        document.body.append(frame);
+        while (!(frame.contentWindow.T && frame.contentWindow.T.ready)) await new Promise((r) => setTimeout(r, 10));
+        const theirs = frame.contentWindow.navigator;
+        const get = Object.getOwnPropertyDescriptor(Navigator.prototype, 'locks').get;
+        const out = [get.call(theirs) === theirs.locks, theirs.locks !== navigator.locks];
+        frame.remove();
+        return out;
+      });
+      assert.deepEqual(result, [true, true]);
     });
 
     // WebIDL converts a dictionary to an object with its members in lexicographic order.

@@ -170,6 +170,8 @@ describe(`${where}polyfill: recovery`, () => {
       for (const message of junk) port.postMessage(message);
       port.postMessage({ v: 3, type: 'hello', clientId: 'evil' });
       port.postMessage({ v: 3, type: 'watch' }); // no database: served unwatched
+      // A sparse array of the largest length: refused like any other non-string entry.
+      port.postMessage({ v: 3, type: 'request', id: 4, names: new Array(2 ** 32 - 1), mode: 'exclusive' });
       port.postMessage({ v: 3, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
       const huge = 'h'.repeat(1 << 20);
       port.postMessage({ v: 3, type: 'request', id: 2, name: huge, mode: 'exclusive' });
@@ -190,7 +192,7 @@ describe(`${where}polyfill: recovery`, () => {
         pending: snapshot.pending.length / 2,
       };
     });
-    assert.equal(result.errors, 12, 'each junk message refused with an error');
+    assert.equal(result.errors, 13, 'each junk message refused with an error');
     assert.deepEqual(result.stolen, [1], 'a reclaim of a held lock is refused as stolen');
     assert.ok(result.hugeGranted, 'a 1 MiB name works');
     assert.equal(result.held, 1 + 1 + 50, 'precious, the huge name, one holder per flood name');
