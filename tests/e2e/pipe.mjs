@@ -21,10 +21,11 @@ const ARGS = [
   '--no-default-browser-check',
 ];
 
-export async function launchPipe() {
+// (`flags`: more command-line flags for Chromium.)
+export async function launchPipe(flags = []) {
   const server = await serve(0);
   const origin = `http://127.0.0.1:${server.address().port}`;
-  const chromium = await spawnChromium([...ARGS, 'about:blank'], ['ignore', 'ignore', 'ignore', 'pipe', 'pipe']);
+  const chromium = await spawnChromium([...ARGS, ...flags, 'about:blank'], ['ignore', 'ignore', 'ignore', 'pipe', 'pipe']);
   const cdp = devtools(chromium.child.stdio[3], chromium.child.stdio[4]);
   await cdp.send('Target.getTargets'); // (the browser is up)
   return {
