@@ -13,9 +13,13 @@
   // over DevTools; so can anyone's performance panel): its script ran, its wasm was ready,
   // it started serving.
   performance.mark('web-locks script');
+  // A fault inside the wasm (a trap, or an exception thrown through it) leaves the driver
+  // borrowed for good, so every later message would fault too: the worker ends itself
+  // instead, and its clients, noticing through its lifeline, rebuild the state in a new one.
+  onerror = onunhandledrejection = close;
   var early = [];
   function keep(event) { early.push(event.ports[0]); }
-  self.addEventListener('connect', keep);
+  addEventListener('connect', keep);
   // This worker's identity: its lifeline database is named after it.
   var epoch = Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
   var factory = self.indexedDB;
@@ -43,25 +47,24 @@
     });
   }).catch(function () { return []; });
   // The .wasm sits next to this script unless the page said where (#wasm=<url>).
-  var hash = /[#&]wasm=([^&]*)/.exec(self.location.hash);
-  var wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', self.location.href).href;
+  var hash = /[#&]wasm=([^&]*)/.exec(location.hash);
+  var wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', location.href).href;
   var loaded = wasm_bindgen({ module_or_path: wasmUrl }).then(function () {
     performance.mark('web-locks wasm');
   });
   // Serving starts once the wasm and the survey are ready; the lifeline, often the slowest
   // (creating a database), only delays the clients' welcome, not their first grants.
   Promise.all([loaded, surveyed]).then(function (results) {
-    self.removeEventListener('connect', keep);
+    removeEventListener('connect', keep);
     performance.mark('web-locks serving');
     wasm_bindgen.serve(early, epoch, results[1]);
     early = null;
     opened.then(wasm_bindgen.lifeline_open);
   }, function (error) {
-    var why = 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error;
-    console.error(why, error);
-    var message = { v: 3, type: 'fatal', message: why };
+    // (Each client logs it and rejects its requests with it.)
+    var message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
     early.forEach(function (port) { port.postMessage(message); });
-    self.removeEventListener('connect', keep);
-    self.addEventListener('connect', function (event) { event.ports[0].postMessage(message); });
+    removeEventListener('connect', keep);
+    addEventListener('connect', function (event) { event.ports[0].postMessage(message); });
   });
 })();

@@ -256,8 +256,9 @@ impl Codec {
 
 /// `name` (one string) or `names` (a scope: an array of strings; the core checks their
 /// order). Little is reserved from the array's length, which a sparse array sets at will
-/// (reserving `new Array(2 ** 32 - 1)`'s would overflow: a trap, ending the worker's service
-/// for every context): its entries are read until one is not a string.
+/// (reserving `new Array(2 ** 32 - 1)`'s would overflow: a trap, ending the worker, and the
+/// request, re-declared to each new worker, would end every one): its entries are read
+/// until one is not a string.
 fn decode_lock_names(fields: &Fields<'_>) -> Option<Vec<Vec<u16>>> {
     let name = fields.get(Word::Name);
     if !name.is_undefined() {

@@ -43,9 +43,9 @@ extern "C" {
 #[global_allocator]
 static ALLOCATOR: crate::heap::Global = crate::heap::Global::new();
 
-/// No panic is expected on any path; one that happens aborts the worker (its contexts notice
-/// through its lifeline and start a new one) without formatting a message, so no
-/// formatting machinery is linked.
+/// No panic is expected on any path; one that happens traps without formatting a message, so
+/// no formatting machinery is linked, and the loader (js/worker-entry.js) ends the worker at
+/// the uncaught trap: its contexts notice through its lifeline and start a new one.
 #[cfg(feature = "no-std-module")]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

@@ -3,9 +3,24 @@
 // worker garbage.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { endWhileTicking, freshSessions, hold, launch, needsCdp, newSession, query, until, where } from './browser.mjs';
+import { endWhileTicking, freshSessions, hold, launch, needsCdp, newSession, query, release, until, where } from './browser.mjs';
 
 const rows = (list) => list.map((r) => r.slice(0, 2).join(':')).sort();
+
+// Evaluates `expression` in the lock worker of `page`'s browser context (Chromium: DevTools).
+async function inLockWorker(page, expression) {
+  const own = await page.context().newCDPSession(page);
+  const { targetInfo } = await own.send('Target.getTargetInfo');
+  const cdp = await env.browser.newBrowserCDPSession();
+  const { targetInfos } = await cdp.send('Target.getTargets');
+  const worker = targetInfos.find((t) => t.type === 'shared_worker' && t.browserContextId === targetInfo.browserContextId);
+  const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: worker.targetId, flatten: false });
+  const reply = new Promise((ok) => cdp.on('Target.receivedMessageFromTarget', (m) => JSON.parse(m.message).id === 1 && ok()));
+  const message = { id: 1, method: 'Runtime.evaluate', params: { expression } };
+  await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify(message) });
+  await reply;
+  await cdp.detach();
+}
 
 let env;
 before(async () => {
@@ -98,6 +113,53 @@ describe(`${where}polyfill: recovery`, () => {
     for (const page of [b, c]) {
       assert.ok(!(await page.evaluate(() => T.log)).some((e) => e.includes('AbortError')));
     }
+  });
+
+  // A fault inside the wasm (a trap, or an exception thrown through it) leaves the worker's
+  // state unusable: the borrow it interrupted never ends, so every later message would trap
+  // too and every lock of the origin would be stuck. The worker ends itself instead, and its
+  // clients rebuild the state in a new one, as after a crash. The fault is injected over
+  // DevTools: a string method the decoder calls throws once, inside the borrow.
+  it('a fault inside the worker ends it: the clients rebuild the state in a new worker', { skip: needsCdp }, async () => {
+    const [a, b] = await fresh(2);
+    await hold(a, 'a', 'x');
+    await until(a, 'granted:a:x:exclusive');
+    await hold(b, 'bx', 'x'); // waits for a
+    const before = await query(b);
+    await inLockWorker(a, `{
+      const charCodeAt = String.prototype.charCodeAt;
+      String.prototype.charCodeAt = function () {
+        String.prototype.charCodeAt = charCodeAt;
+        throw new Error('injected fault');
+      };
+    }`);
+    await hold(b, 'by', 'y'); // its name is decoded: the fault
+    await until(b, 'granted:by:y:exclusive', 5_000);
+    const rebuilt = await query(b);
+    assert.deepEqual(rows(rebuilt.held), [...rows(before.held), 'y:exclusive'].sort());
+    assert.deepEqual(rows(rebuilt.pending), rows(before.pending));
+    await release(a, 'a');
+    await until(b, 'granted:bx:x:exclusive');
+    for (const page of [a, b]) {
+      assert.ok(!(await page.evaluate(() => T.log)).some((e) => e.includes('Error')));
+    }
+  });
+
+  it('a worker whose wasm cannot load says why: requests reject with InvalidStateError, now and later', async () => {
+    const [page] = await fresh(1);
+    const outcomes = await page.evaluate(async () => {
+      const { createLockManager } = await import('/dist/index.js');
+      // (Another wasm URL is another lock worker: the page's own keeps serving.)
+      const outcome = (manager) =>
+        manager.request('w', () => 'ran').then((v) => `resolved:${v}`, (e) => `${e.name}:${e.message}`);
+      const early = await outcome(createLockManager({ wasmUrl: '/missing.wasm' }));
+      const late = await outcome(createLockManager({ wasmUrl: '/missing.wasm' })); // connects after
+      return [early, late, await outcome(navigator.locks)];
+    });
+    for (const outcome of outcomes.slice(0, 2)) {
+      assert.match(outcome, /^InvalidStateError:.*could not load its wasm \(http:[^)]*\/missing\.wasm\)/);
+    }
+    assert.equal(outcomes[2], 'resolved:ran');
   });
 
   it('bfcache: a page entering the cache releases its locks, learns it, and works when restored', async () => {
