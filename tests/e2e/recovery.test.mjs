@@ -162,30 +162,46 @@ describe(`${where}polyfill: recovery`, () => {
     assert.equal(outcomes[2], 'resolved:ran');
   });
 
+  // Chromium sometimes evicts the page at its `freeze` (measured here: about 1 in 10, reason
+  // IndexedDBEvent; never with the worker's watch of the page's database left out, 32 of
+  // 32): the database the page closes then still blocks the watch's upgrade for an instant
+  // (README "Known limits"). An evicted page is loaded anew, which says nothing about a
+  // restored one: the scenario is tried again, up to three times.
   it('bfcache: a page entering the cache releases its locks, learns it, and works when restored', async () => {
     const cached = await launch({ bfcache: true });
     try {
-      const session = await newSession(cached, 'polyfill');
-      const [a, b] = [await session.page(), await session.page()];
-      await a.evaluate(() => addEventListener('pagehide', (e) => sessionStorage.setItem('persisted', e.persisted)));
-      await hold(a, 'a', 'bf');
-      await until(a, 'granted:a:bf:exclusive');
-      await hold(a, 'a2', 'bf'); // queued behind itself
-      await hold(b, 'b', 'bf');
-      await query(b);
-      await a.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`); // a enters the cache
-      await until(b, 'granted:b:bf:exclusive');
-      await a.goBack({ waitUntil: 'commit' }); // restored: no load event
-      await a.waitForFunction(() => window.T && T.has('rejected:a2:AbortError:true'));
-      assert.equal(await a.evaluate(() => sessionStorage.getItem('persisted')), 'true', 'it was the bfcache');
-      assert.ok(await a.evaluate(() => T.has('rejected:a:AbortError:true')), 'the running callback learns it');
-      await hold(a, 'a3', 'bf');
-      const state = await query(a);
-      assert.equal(state.held.length, 1);
-      assert.equal(state.pending.length, 1, 'the restored page queues again, as a client');
-      await b.evaluate(() => T.release('b'));
-      await until(a, 'granted:a3:bf:exclusive');
-      await session.close();
+      for (let attempt = 1; ; attempt++) {
+        const session = await newSession(cached, 'polyfill');
+        const [a, b] = [await session.page(), await session.page()];
+        await a.evaluate(() => addEventListener('pagehide', (e) => sessionStorage.setItem('persisted', e.persisted)));
+        await hold(a, 'a', 'bf');
+        await until(a, 'granted:a:bf:exclusive');
+        await hold(a, 'a2', 'bf'); // queued behind itself
+        await hold(b, 'b', 'bf');
+        await query(b);
+        await a.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`); // a enters the cache
+        await until(b, 'granted:b:bf:exclusive');
+        await a.goBack({ waitUntil: 'commit' }); // restored: no load event
+        // (Restored: the log it had; evicted: a new page, a new log.)
+        await a.waitForFunction(() => window.T && (T.has('rejected:a2:AbortError:true') || !T.has('granted:a:bf:exclusive')));
+        if (!(await a.evaluate(() => T.has('granted:a:bf:exclusive')))) {
+          const why = await a.evaluate(() => JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons));
+          console.log(`# polyfill: bfcache attempt ${attempt}: the page was evicted, not restored (${why})`);
+          assert.ok(attempt < 3, 'evicted three times in a row');
+          await session.close();
+          continue;
+        }
+        assert.equal(await a.evaluate(() => sessionStorage.getItem('persisted')), 'true', 'it was the bfcache');
+        assert.ok(await a.evaluate(() => T.has('rejected:a:AbortError:true')), 'the running callback learns it');
+        await hold(a, 'a3', 'bf');
+        const state = await query(a);
+        assert.equal(state.held.length, 1);
+        assert.equal(state.pending.length, 1, 'the restored page queues again, as a client');
+        await b.evaluate(() => T.release('b'));
+        await until(a, 'granted:a3:bf:exclusive');
+        await session.close();
+        break;
+      }
     } finally {
       await cached.close();
     }
