@@ -329,7 +329,8 @@ rows['new tab of a running app → first grant (ms)'] = await newTab(pipe, STATI
 await pipe.close();
 // The static page again in a Chromium whose V8 compiles a wasm module whole as it streams in,
 // instead of each function at its first call (a flag: no page can ask for it; V8 ignores wasm
-// compile hints without another). What that lazy compilation costs the first grant.
+// compile hints without another). Measured: the first grant comes no sooner (README
+// "Performance"); printed so that the comparison stays checkable.
 const EAGER = 'eager';
 const eager = await launchPipe(['--js-flags=--no-wasm-lazy-compilation']);
 const eagerCold = await coldStart(eager, STATIC, IMPLS, EAGER);
@@ -345,7 +346,7 @@ for (const [path, what] of [
   [DYNAMIC, 'imported at run time'],
   [CLASSIC, 'classic script'],
   [NEW_TAB, 'static page, new tab of a running app'],
-  [EAGER, 'static page, wasm compiled eagerly: a browser flag'],
+  [EAGER, 'static page, wasm compiled eagerly (a flag)'],
 ]) {
   console.log(`\ncold start (${what}), polyfill: when each step happened in the median round (ms from navigation start)`);
   for (const [key, step] of [

@@ -164,8 +164,8 @@ describe(`${where}polyfill: recovery`, () => {
 
   // Chromium sometimes evicts the page at its `freeze` (measured here: about 1 in 10, reason
   // IndexedDBEvent; never with the worker's watch of the page's database left out, 32 of
-  // 32): the database the page closes then still blocks the watch's upgrade for an instant
-  // (README "Known limits"). An evicted page is loaded anew, which says nothing about a
+  // 32: most likely the watch's pending upgrade reaching the page before the close of its
+  // database does; README "Known limits"). An evicted page is loaded anew, which says nothing about a
   // restored one: the scenario is tried again, up to three times.
   it('bfcache: a page entering the cache releases its locks, learns it, and works when restored', async () => {
     const cached = await launch({ bfcache: true });
