@@ -12,9 +12,12 @@ source scripts/env.sh
 # `#[track_caller]` locations nobody prints. Without reference types, wasm-bindgen keeps JS
 # values in a JS-side heap rather than a wasm table: ~0.6 KB gzip less for wasm and glue
 # together (measured). `optimize_for_size`: core's and alloc's smaller variants (~80 B gzip).
+# The linker is that wasm-ld behind scripts/wasm-ld.sh, which leaves js-sys's JSPI task code
+# out (201 B gzip).
 rustc=/usr/bin/rustc
 llvm=$("$rustc" -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
-RUSTC_BOOTSTRAP=1 RUSTC=$rustc CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="wasm-ld-$llvm" \
+RUSTC_BOOTSTRAP=1 RUSTC=$rustc WEB_LOCKS_WASM_LD="wasm-ld-$llvm" \
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="$PWD/scripts/wasm-ld.sh" \
   RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Ctarget-feature=-reference-types" \
   /usr/bin/cargo build --quiet --release --target wasm32-unknown-unknown -Zbuild-std=core,alloc -Zbuild-std-features=optimize_for_size
 wasm-bindgen --target no-modules --no-typescript --out-dir pkg --out-name web_locks \
