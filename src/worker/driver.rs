@@ -25,6 +25,14 @@ struct Connected {
     _on_message: Listener,
 }
 
+/// A port the service closed is closed when dropped: after the outbox's messages went out,
+/// its last one (`evicted`) among them (a message posted to a closed port is lost).
+impl Drop for Connected {
+    fn drop(&mut self) {
+        self.port.close();
+    }
+}
+
 /// Messages to post once the state is no longer borrowed.
 #[derive(Default)]
 pub(crate) struct Outbox {
@@ -160,7 +168,6 @@ impl Driver {
                 }
                 Output::Close(port) => {
                     if let Some(connected) = self.ports.remove(&port) {
-                        connected.port.close();
                         outbox.dropped.push(Ended::Port(connected));
                     }
                 }

@@ -552,3 +552,26 @@ async fn abort_of_a_granted_request_releases_it_and_old_ports_still_count() {
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(2)));
     assert_eq!(b2.query(3).await, (vec!["x exclusive a".into()], vec![]));
 }
+
+#[wasm_bindgen_test]
+async fn a_live_context_taken_for_dead_is_told_so_before_its_port_closes() {
+    let driver = new_driver();
+    // a names a database it never opened: its watch finds none, looks again, and gives up.
+    let a = Context::connect(driver);
+    let db = JsValue::from(format!("test-never-opened-{}", js_sys::Math::random()));
+    a.send(&[
+        ("type", "hello".into()),
+        ("clientId", "a".into()),
+        ("db", db.clone()),
+    ]);
+    assert_eq!(a.recv_kind().await, ("welcome".into(), None));
+    a.send(&[("type", "watch".into()), ("db", db)]);
+    a.request(1, "x", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    let b = Context::hello(driver, "b").await;
+    b.request(1, "x", &[]);
+    // Taken for dead: its lock goes to b, and it hears `evicted` (so that, alive, it
+    // connects again) before the worker closes the port.
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
+    assert_eq!(a.recv_kind().await, ("evicted".into(), None));
+}

@@ -145,6 +145,45 @@ describe(`${where}polyfill: recovery`, () => {
     }
   });
 
+  // The worker takes a live context for dead when its database goes away under it (here
+  // closed; a user clearing the site's data does the same) or opens too late: it hands the
+  // context's locks on, as for a crash, and tells it `evicted` before closing its port
+  // (README "Contexts and lifecycle"). The context connects again and re-declares: a lock
+  // given away meanwhile rejects as stolen, the others stay its own, and it is served.
+  it('a live context taken for dead is told so: connects again, loses only what was given away', async () => {
+    const session = await newSession(env, 'polyfill');
+    await session.context.addInitScript(() => {
+      const open = IDBFactory.prototype.open;
+      IDBFactory.prototype.open = function (name, version) {
+        const request = open.call(this, name, version);
+        if (String(name).startsWith('web-locks-client-')) {
+          request.addEventListener('success', () => (window.livenessDb = request.result));
+        }
+        return request;
+      };
+    });
+    const [a, b] = [await session.page(), await session.page()];
+    await hold(a, 'a', 'given');
+    await hold(a, 'kept', 'kept');
+    await until(a, 'granted:kept:kept:exclusive');
+    await hold(b, 'b', 'given');
+    await query(b);
+    await a.evaluate(() => window.livenessDb.close());
+    await until(b, 'granted:b:given:exclusive');
+    await until(a, 'rejected:a:AbortError:true');
+    await hold(a, 'next', 'next');
+    await until(a, 'granted:next:next:exclusive');
+    const state = await query(b);
+    assert.deepEqual(rows(state.held), ['given:exclusive', 'kept:exclusive', 'next:exclusive']);
+    const holder = Object.fromEntries(state.held.map(([name, , clientId]) => [name, clientId]));
+    assert.equal(holder.kept, holder.next, 'a still holds what was not given away');
+    assert.notEqual(holder.given, holder.kept);
+    assert.ok(!(await a.evaluate(() => T.log)).includes('resolved:kept:done-kept'));
+    await release(a, 'kept');
+    await until(a, 'resolved:kept:done-kept');
+    await session.close();
+  });
+
   it('a worker whose wasm cannot load says why: requests reject with InvalidStateError, now and later', async () => {
     const [page] = await fresh(1);
     const outcomes = await page.evaluate(async () => {
