@@ -198,12 +198,13 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
     // §4.1 step 2 / §4.3 "signal to abort the request". The request is forgotten here: the
     // worker drops it, or releases it if it was granted meanwhile, and a grant already on
     // its way finds no handler and is given back (connection.js).
+    // (Settled before anything is posted: a post can throw, when reconnecting fails.)
     const onAbort = () => {
       if (state !== 'pending') return;
       end('aborted');
       connection.done(id);
-      connection.post({ type: 'abort', id });
       reject(abortReason(signal));
+      connection.post({ type: 'abort', id });
     };
     const message = { type: 'request', id, ...target, mode, ifAvailable, steal };
     connection.send(id, message, {
@@ -217,14 +218,15 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
         if (signal && signal.aborted) return onAbort();
         end('held');
         const waiting = invoke(lock);
-        // §2.4: when the waiting promise settles, release, then resolve with it.
+        // §2.4: when the waiting promise settles, release, then resolve with it. (Resolved
+        // first here, as no reaction runs before the release has gone out: a post can throw.)
         const settle = () => {
+          resolve(waiting);
           if (state === 'held') {
             state = 'done';
             connection.done(id);
             connection.post({ type: 'release', id });
           }
-          resolve(waiting);
         };
         waiting.then(settle, settle);
       },

@@ -145,6 +145,28 @@ describe(`${where}polyfill: recovery`, () => {
     }
   });
 
+  // The lock worker dies and no new one can be started (the constructor throws): the
+  // page's requests cannot reach a worker, but none of their promises is left unsettled.
+  it('no lock worker to reconnect to: a held lock still resolves, a waiting request still aborts', { skip: needsCdp }, async () => {
+    const [a] = await fresh(1);
+    await hold(a, 'a', 'x');
+    await until(a, 'granted:a:x:exclusive');
+    await hold(a, 'w', 'x', { abortable: true }); // waits behind it
+    await query(a);
+    const failed = a.waitForEvent('console', (m) => m.text().includes('cannot reconnect'));
+    await a.evaluate(() => {
+      window.SharedWorker = function () {
+        throw new DOMException('no workers here', 'SecurityError');
+      };
+    });
+    await inLockWorker(a, 'close()');
+    await failed;
+    await release(a, 'a');
+    await until(a, 'resolved:a:done-a');
+    await a.evaluate(() => T.abort('w'));
+    await until(a, 'rejected:w:AbortError:true');
+  });
+
   // The worker takes a live context for dead when its database goes away under it (here
   // closed; a user clearing the site's data does the same) or opens too late: it hands the
   // context's locks on, as for a crash, and tells it `evicted` before closing its port
