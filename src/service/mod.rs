@@ -427,6 +427,10 @@ impl Service {
     /// After a restart: a lock `client` held before it. Taken at once (it is the state being
     /// rebuilt); a conflict with another survivor's claim loses it, as to a steal.
     fn reclaim(&mut self, client: ClientId, id: u32, names: &[Vec<u16>], mode: Mode) {
+        // (Checked as its request was: no reserved name, whoever sends it.)
+        if let Err(message) = protocol::flavor(names, mode, false, false) {
+            return self.refuse(client, id, message);
+        }
         let request = global(client, id);
         match self.core.reclaim(client, request, names, mode) {
             Ok(()) => {}

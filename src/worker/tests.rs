@@ -338,6 +338,13 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
             ("name", "-reserved".into()),
             ("mode", "shared".into()),
         ],
+        // A reclaim is a request made before a restart: the same checks.
+        vec![
+            ("type", "reclaim".into()),
+            ("id", 30.into()),
+            ("name", "-reserved".into()),
+            ("mode", "exclusive".into()),
+        ],
         // Scopes: an array of strings, sorted, distinct, not empty, none reserved.
         vec![
             ("type", "request".into()),
