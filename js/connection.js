@@ -39,8 +39,10 @@ export class Connection {
     this.dbName = null;
     this.db = null;
     this.dbState = null;
-    // Whether the current port has had its `watch`.
+    // Whether the current port has had its `watch`; how many ports it has had (`hello`'s
+    // `n`: the worker hears requests only from the newest it knows).
     this.watchSent = false;
+    this.hellos = 0;
     // The welcome watchdog: its timer, and how many ports in a row went unanswered.
     this.retry = 0;
     this.failures = 0;
@@ -105,7 +107,7 @@ export class Connection {
     this.port = port;
     this.watchSent = false;
     port.onmessage = (event) => this.dispatch(event.data);
-    const hello = { type: 'hello', clientId: this.clientId };
+    const hello = { type: 'hello', clientId: this.clientId, n: ++this.hellos };
     // Not a database that failed to open: the worker would take it for a dead context's.
     if (this.dbState === 'opening' || this.dbState === 'open') hello.db = this.dbName;
     this.post(hello);

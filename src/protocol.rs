@@ -7,7 +7,7 @@
 //! Context → worker ([`ClientMessage`]):
 //! | type      | fields                                   | meaning                                  |
 //! |-----------|------------------------------------------|------------------------------------------|
-//! | `hello`   | `clientId`, `db`?                        | first message: this port is that client; `db` is the context's liveness database, whose `indexedDB.open(db, 1)` was called before this message (absent: no IndexedDB) |
+//! | `hello`   | `clientId`, `db`?, `n`?                  | first message: this port is that client; `db` is the context's liveness database, whose `indexedDB.open(db, 1)` was called before this message (absent: no IndexedDB); `n` counts the context's ports, this one included (a port whose `n` is below its client's newest port's is heard only for `release`, `abort` and `watch`: the context declared anew on the newer port what it still had; a hello with a lower `n` than that port's, from a port the context gave up before it got here, leaves replies going to the newer port) |
 //! | `watch`   | `db`?                                    | the context holds `db` open at version 1 for as long as it lives (absent: it could not open one); also ends a re-declaration |
 //! | `request` | `id`, `name` or `names`, `mode`, `ifAvailable`, `steal` | §4.1 request a lock; `names` (an array of strings, sorted by code units, distinct, not empty) asks for a scope, granted on all its names at once (the extension's `requestAll`) |
 //! | `release` | `id`                                     | §4.2 the waiting promise settled         |
@@ -65,6 +65,8 @@ pub enum ClientMessage {
     Hello {
         client_id: Text,
         db: Option<Text>,
+        /// The context's count of its ports so far, this one included (0: not given).
+        n: u32,
     },
     Watch {
         db: Option<Text>,

@@ -2,15 +2,17 @@
 //! (js/connection.js) modelled around it: seeded random schedules of contexts that connect,
 //! request (every flavour), release, abort, query, run long tasks, say goodbye or crash at
 //! any point of their life; workers that crash (alone or with the tab hosting them) and are
-//! restarted, losing what was in flight; new ports that reach a worker already gone; late
-//! liveness signals; IndexedDB opens processed in either order. Invariants are checked after
+//! restarted, losing what was in flight; new ports that reach a worker already gone, or reach
+//! it late (handed on by a busy courier after the context gave up on them and tried
+//! another); late liveness signals; IndexedDB opens processed in either order. Invariants are checked after
 //! every step:
 //!
 //! 1. never two conflicting holders of a name among the locks live contexts believe they
 //!    hold, across worker generations (a lock counts from the moment the context learns it
 //!    is granted until it releases it, or until the service steals it);
 //! 2. every lock and request of a dead context is gone from the live worker within
-//!    [`DEATH_BOUND`] of its death;
+//!    [`DEATH_BOUND`] of its death, or of the late arrival of a port it opened before (which
+//!    re-declares its state for as long as the worker takes to find its database gone);
 //! 3. every request and query of a live context is answered once activity stops;
 //! 4. once every context has ended, the service's tables are empty.
 //!
@@ -108,6 +110,10 @@ struct Ctx {
     db: Text,
     /// How many databases it opened (a new one after an eviction).
     generation: u32,
+    /// How many ports it opened (`hello`'s `n`).
+    ports: u32,
+    /// When the last of its late ports reaches the worker.
+    late_until: Time,
     db_open: bool,
     port: Option<(usize, PortId)>,
     welcomed: bool,
@@ -198,6 +204,8 @@ impl Sim {
             client_id: text(&format!("client-{i}")),
             db,
             generation: 0,
+            ports: 0,
+            late_until: 0,
             db_open: false,
             port: None,
             welcomed: false,
@@ -225,12 +233,21 @@ impl Sim {
             worker.service.handle_connect(port);
         }
         self.port_owner.insert((gen, port), c);
+        // A port handed on by a busy courier (a shared or service worker's: js/couriers.js)
+        // reaches the worker after the context's watchdog gave up on it.
+        if self.rng.chance(4) {
+            let late = self.now + self.rng.range(1100, 2500);
+            self.fifo.insert((true, gen, port), late);
+            self.ctxs[c].late_until = self.ctxs[c].late_until.max(late);
+        }
         let ctx = &mut self.ctxs[c];
         ctx.port = Some((gen, port));
         ctx.welcomed = false;
+        ctx.ports += 1;
         let hello = ClientMessage::Hello {
             client_id: ctx.client_id.clone(),
             db: Some(ctx.db.clone()),
+            n: ctx.ports,
         };
         self.post(c, hello);
         let token = self.token();
@@ -312,8 +329,9 @@ impl Sim {
         ctx.port = None;
         ctx.died_at = Some(self.now);
         let db = ctx.db.clone();
+        let check = self.now.max(ctx.late_until) + DEATH_BOUND;
         self.close_db(&db);
-        self.at(self.now + DEATH_BOUND, Event::DeathCheck(c));
+        self.at(check, Event::DeathCheck(c));
         // The tab that hosts a worker may take the worker with it.
         for gen in 0..self.workers.len() {
             if self.workers[gen].host == c && self.workers[gen].alive && self.rng.chance(50) {

@@ -90,6 +90,8 @@ struct Client {
     db: Option<Text>,
     /// Its `watch` arrived: its requests are served.
     confirmed: bool,
+    /// Its port's number among the context's (`hello`'s `n`).
+    n: u32,
 }
 
 enum Recovery {
@@ -169,7 +171,7 @@ impl Service {
             return;
         };
         match (speaker, message) {
-            (None, ClientMessage::Hello { client_id, db }) => self.hello(port, client_id, db),
+            (None, ClientMessage::Hello { client_id, db, n }) => self.hello(port, client_id, db, n),
             (Some(_), ClientMessage::Hello { .. }) => {
                 self.handle_malformed(port, None, "hello sent twice")
             }
@@ -178,6 +180,17 @@ impl Service {
                 self.outputs.push_back(Output::Close(port));
             }
             (None, message) => self.handle_malformed(port, message.id(), "hello must come first"),
+            // A port its context has replaced (it reconnected, or a courier handed on its
+            // older port late): every request the context still had was declared anew on
+            // the newer one, so what would make or end a request or a client is not heard
+            // from it (a steal would steal again); releases and aborts are.
+            (
+                Some(client),
+                ClientMessage::Request { .. }
+                | ClientMessage::Reclaim { .. }
+                | ClientMessage::Query { .. }
+                | ClientMessage::Goodbye,
+            ) if self.clients.get(&client).is_some_and(|c| c.port != port) => {}
             (Some(client), ClientMessage::Watch { db }) => self.confirm(client, db),
             (Some(client), ClientMessage::Reclaim { id, names, mode }) => {
                 self.reclaim(client, id, &names, mode)
@@ -295,8 +308,15 @@ impl Service {
 
     // ----- Clients -----------------------------------------------------------------------
 
-    fn hello(&mut self, port: PortId, client_id: Text, db: Option<Text>) {
+    fn hello(&mut self, port: PortId, client_id: Text, db: Option<Text>, n: u32) {
         let client = match self.by_client_id.get(&client_id[..]) {
+            // A port the context gave up before its hello got here (handed on late by a busy
+            // courier, after the context had tried another): it speaks for the client as an
+            // old port does, and replies keep going to the newer port, where it listens.
+            Some(&existing) if n < self.clients.get(&existing).map_or(0, |c| c.n) => {
+                self.ports.insert(port, Some(existing));
+                return;
+            }
             // A context that believed its port dead reconnected while this worker still
             // knows it: the new port takes the client over, state and all; replies go to
             // it from now on. The old port stays the client's until the client ends: what
@@ -305,6 +325,7 @@ impl Service {
             Some(&existing) => {
                 let entry = self.clients.get_mut(&existing).expect("indexed client");
                 entry.port = port;
+                entry.n = n;
                 existing
             }
             None => {
@@ -316,6 +337,7 @@ impl Service {
                     client_id,
                     db: None,
                     confirmed: false,
+                    n,
                 };
                 self.clients.insert(client, entry);
                 if let Some(db) = db {

@@ -40,6 +40,7 @@ words! {
     Id = "id",
     Type = "type",
     ClientId = "clientId",
+    N = "n",
     Db = "db",
     Name = "name",
     Names = "names",
@@ -188,6 +189,10 @@ impl Codec {
             ClientMessage::Hello {
                 client_id: text(Word::ClientId)?.ok_or((None, "hello without clientId"))?,
                 db: text(Word::Db)?,
+                n: fields
+                    .opt(Word::N, read_u32)
+                    .map_err(malformed)?
+                    .unwrap_or(0),
             }
         } else if is(Word::Watch) {
             ClientMessage::Watch {

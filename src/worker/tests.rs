@@ -484,6 +484,42 @@ async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
     assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
 }
 
+#[wasm_bindgen_test]
+async fn a_port_given_up_before_it_arrived_neither_takes_replies_nor_makes_requests() {
+    let driver = new_driver();
+    // The context's second port arrives first (its first went to a busy courier).
+    let second = Context::connect(driver);
+    second.send(&[
+        ("type", "hello".into()),
+        ("clientId", "s".into()),
+        ("n", 2.into()),
+    ]);
+    assert_eq!(second.recv_kind().await, ("welcome".into(), None));
+    second.send(&[("type", "watch".into())]);
+    second.request(1, "x", &[]);
+    assert_eq!(second.recv_kind().await, ("granted".into(), Some(1)));
+    let b = Context::hello(driver, "b").await;
+    b.request(1, "x", &[]);
+    // The first port, handed on late, carries what the context said before giving it up:
+    // a steal (declared anew on the second port, since granted and released there) is not
+    // heard again; a release is.
+    let first = Context::connect(driver);
+    first.send(&[
+        ("type", "hello".into()),
+        ("clientId", "s".into()),
+        ("n", 1.into()),
+    ]);
+    first.request(2, "y", &[("steal", true.into())]);
+    first.send(&[("type", "release".into()), ("id", 1.into())]);
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
+    // Replies still go to the second port: nothing was welcomed or granted on the first.
+    assert_eq!(
+        second.query(3).await,
+        (vec!["x exclusive b".into()], vec![])
+    );
+    assert!(first.inbox.borrow().messages.is_empty());
+}
+
 /// Each of `names` requested by one context, then its query: the held names come back
 /// exactly, code unit for code unit.
 async fn names_come_back_exact(names: &[&[u16]]) {
