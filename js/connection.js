@@ -79,6 +79,7 @@ export class Connection {
 
   post(message, transfer) {
     this.open();
+    if (!this.port) return; // suspended: sent (re-declared) at the reconnection
     message.v = VERSION;
     this.port.postMessage(message, transfer || []);
   }
@@ -87,7 +88,7 @@ export class Connection {
   // reconnection: held locks as `reclaim`, pending requests and queries as sent), then
   // `watch` (now, or once the database has opened), which tells the worker we are done.
   open() {
-    if (this.port) return;
+    if (this.port || this.suspended) return;
     this.attach();
     const ids = [...this.handlers.keys()].sort((a, b) => a - b);
     for (const id of ids) {
@@ -273,6 +274,10 @@ export class Connection {
   // then.
   close(persisted) {
     if (!persisted && (this.dbState === 'open' || this.dbState === 'opening')) return;
+    // Entering the cache, it stays unconnected until restored (pageshow: `suspended` off):
+    // a request made meanwhile (a retry on the AbortError below) waits here, rather than
+    // connecting a cached page, whose lock none could then take while it is frozen.
+    this.suspended = persisted;
     clearTimeout(this.retry);
     this.failures = 0;
     if (this.port) {

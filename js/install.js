@@ -69,7 +69,10 @@ function connect(defaults, options) {
     // connected if it was never frozen).
     addEventListener('pageshow', (event) => {
       caching = false;
-      if (event.persisted) start();
+      if (event.persisted) {
+        connection.suspended = false;
+        start();
+      }
     });
   }
   start();
