@@ -223,6 +223,15 @@ describe(`${where}polyfill: recovery`, () => {
     assert.equal(outcomes[2], 'resolved:ran');
   });
 
+  // `page`, back from the cache, was evicted instead: says why, and closes `session` for
+  // another attempt (at most three).
+  async function evicted(page, attempt, session) {
+    const why = await page.evaluate(() => JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons));
+    console.log(`# polyfill: bfcache attempt ${attempt}: the page was evicted, not restored (${why})`);
+    assert.ok(attempt < 3, 'evicted three times in a row');
+    await session.close();
+  }
+
   // Chromium sometimes evicts the page at its `freeze` (measured here: about 1 in 10, reason
   // IndexedDBEvent; never with the worker's watch of the page's database left out, 32 of
   // 32: most likely the watch's pending upgrade reaching the page before the close of its
@@ -246,10 +255,7 @@ describe(`${where}polyfill: recovery`, () => {
         // (Restored: the log it had; evicted: a new page, a new log.)
         await a.waitForFunction(() => window.T && (T.has('rejected:a2:AbortError:true') || !T.has('granted:a:bf:exclusive')));
         if (!(await a.evaluate(() => T.has('granted:a:bf:exclusive')))) {
-          const why = await a.evaluate(() => JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons));
-          console.log(`# polyfill: bfcache attempt ${attempt}: the page was evicted, not restored (${why})`);
-          assert.ok(attempt < 3, 'evicted three times in a row');
-          await session.close();
+          await evicted(a, attempt, session);
           continue;
         }
         assert.equal(await a.evaluate(() => sessionStorage.getItem('persisted')), 'true', 'it was the bfcache');
@@ -299,10 +305,7 @@ describe(`${where}polyfill: recovery`, () => {
         await a.goBack({ waitUntil: 'commit' });
         await a.waitForFunction(() => window.T && T.ready);
         if (!(await a.evaluate(() => T.has('lost:a:AbortError')))) {
-          const why = await a.evaluate(() => JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons));
-          console.log(`# polyfill: bfcache attempt ${attempt}: the page was evicted, not restored (${why})`);
-          assert.ok(attempt < 3, 'evicted three times in a row');
-          await session.close();
+          await evicted(a, attempt, session);
           continue;
         }
         // Restored: the retry is sent now, and waits for b.
