@@ -310,13 +310,6 @@ impl Service {
 
     fn hello(&mut self, port: PortId, client_id: Text, db: Option<Text>, n: u32) {
         let client = match self.by_client_id.get(&client_id[..]) {
-            // A port the context gave up before its hello got here (handed on late by a busy
-            // courier, after the context had tried another): it speaks for the client as an
-            // old port does, and replies keep going to the newer port, where it listens.
-            Some(&existing) if n < self.clients.get(&existing).map_or(0, |c| c.n) => {
-                self.ports.insert(port, Some(existing));
-                return;
-            }
             // A context that believed its port dead reconnected while this worker still
             // knows it: the new port takes the client over, state and all; replies go to
             // it from now on. The old port stays the client's until the client ends: what
@@ -324,6 +317,13 @@ impl Service {
             // release overtaken by the new hello must not be lost).
             Some(&existing) => {
                 let entry = self.clients.get_mut(&existing).expect("indexed client");
+                // A port the context gave up before its hello got here (handed on late by
+                // a busy courier, after the context had tried another): it speaks for the
+                // client as an old port does, and replies keep going to the newer port.
+                if n < entry.n {
+                    self.ports.insert(port, Some(existing));
+                    return;
+                }
                 entry.port = port;
                 entry.n = n;
                 existing

@@ -223,101 +223,92 @@ describe(`${where}polyfill: recovery`, () => {
     assert.equal(outcomes[2], 'resolved:ran');
   });
 
-  // `page`, back from the cache, was evicted instead: says why, and closes `session` for
-  // another attempt (at most three).
-  async function evicted(page, attempt, session) {
-    const why = await page.evaluate(() => JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons));
-    console.log(`# polyfill: bfcache attempt ${attempt}: the page was evicted, not restored (${why})`);
-    assert.ok(attempt < 3, 'evicted three times in a row');
-    await session.close();
-  }
+  // A page enters the back/forward cache of `cached` (a browser from launch({ bfcache: true })).
+  const enterCache = (page, cached) => page.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`);
 
   // Chromium sometimes evicts the page at its `freeze` (measured here: about 1 in 10, reason
   // IndexedDBEvent; never with the worker's watch of the page's database left out, 32 of
   // 32: most likely the watch's pending upgrade reaching the page before the close of its
-  // database does; README "Known limits"). An evicted page is loaded anew, which says nothing about a
-  // restored one: the scenario is tried again, up to three times.
-  it('bfcache: a page entering the cache releases its locks, learns it, and works when restored', async () => {
+  // database does; README "Known limits"). An evicted page is loaded anew, which says
+  // nothing about a restored one: `scenario(a, b, cached)`, on two pages of a new session,
+  // sends `a` into the cache and back and resolves whether it came back restored (and if
+  // so, goes on to its end); evicted, it is tried again, up to three times.
+  async function untilRestored(scenario) {
     const cached = await launch({ bfcache: true });
     try {
       for (let attempt = 1; ; attempt++) {
         const session = await newSession(cached, 'polyfill');
         const [a, b] = [await session.page(), await session.page()];
-        await a.evaluate(() => addEventListener('pagehide', (e) => sessionStorage.setItem('persisted', e.persisted)));
-        await hold(a, 'a', 'bf');
-        await until(a, 'granted:a:bf:exclusive');
-        await hold(a, 'a2', 'bf'); // queued behind itself
-        await hold(b, 'b', 'bf');
-        await query(b);
-        await a.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`); // a enters the cache
-        await until(b, 'granted:b:bf:exclusive');
-        await a.goBack({ waitUntil: 'commit' }); // restored: no load event
-        // (Restored: the log it had; evicted: a new page, a new log.)
-        await a.waitForFunction(() => window.T && (T.has('rejected:a2:AbortError:true') || !T.has('granted:a:bf:exclusive')));
-        if (!(await a.evaluate(() => T.has('granted:a:bf:exclusive')))) {
-          await evicted(a, attempt, session);
-          continue;
+        const restored = await scenario(a, b, cached);
+        if (!restored) {
+          const why = await a.evaluate(() => JSON.stringify(performance.getEntriesByType('navigation')[0].notRestoredReasons));
+          console.log(`# polyfill: bfcache attempt ${attempt}: the page was evicted, not restored (${why})`);
+          assert.ok(attempt < 3, 'evicted three times in a row');
         }
-        assert.equal(await a.evaluate(() => sessionStorage.getItem('persisted')), 'true', 'it was the bfcache');
-        assert.ok(await a.evaluate(() => T.has('rejected:a:AbortError:true')), 'the running callback learns it');
-        await hold(a, 'a3', 'bf');
-        const state = await query(a);
-        assert.equal(state.held.length, 1);
-        assert.equal(state.pending.length, 1, 'the restored page queues again, as a client');
-        await b.evaluate(() => T.release('b'));
-        await until(a, 'granted:a3:bf:exclusive');
         await session.close();
-        break;
+        if (restored) break;
       }
     } finally {
       await cached.close();
     }
-  });
+  }
+
+  it('bfcache: a page entering the cache releases its locks, learns it, and works when restored', () =>
+    untilRestored(async (a, b, cached) => {
+      await a.evaluate(() => addEventListener('pagehide', (e) => sessionStorage.setItem('persisted', e.persisted)));
+      await hold(a, 'a', 'bf');
+      await until(a, 'granted:a:bf:exclusive');
+      await hold(a, 'a2', 'bf'); // queued behind itself
+      await hold(b, 'b', 'bf');
+      await query(b);
+      await enterCache(a, cached);
+      await until(b, 'granted:b:bf:exclusive');
+      await a.goBack({ waitUntil: 'commit' }); // restored: no load event
+      // (Restored: the log it had; evicted: a new page, a new log.)
+      await a.waitForFunction(() => window.T && (T.has('rejected:a2:AbortError:true') || !T.has('granted:a:bf:exclusive')));
+      if (!(await a.evaluate(() => T.has('granted:a:bf:exclusive')))) return false;
+      assert.equal(await a.evaluate(() => sessionStorage.getItem('persisted')), 'true', 'it was the bfcache');
+      assert.ok(await a.evaluate(() => T.has('rejected:a:AbortError:true')), 'the running callback learns it');
+      await hold(a, 'a3', 'bf');
+      const state = await query(a);
+      assert.equal(state.held.length, 1);
+      assert.equal(state.pending.length, 1, 'the restored page queues again, as a client');
+      await b.evaluate(() => T.release('b'));
+      await until(a, 'granted:a3:bf:exclusive');
+      return true;
+    }));
 
   // A request rejected as the page enters the cache is often asked again at once (a retry
   // loop on AbortError): it waits in the page until the page is restored, and is sent then.
   // (Connecting the cached page instead got it evicted from the cache: measured, every
-  // time in Chromium and Firefox.) As in the test above, an eviction at the `freeze` is
-  // tried again.
-  it('bfcache: a request retried as the page enters the cache waits for its restore', async () => {
-    const cached = await launch({ bfcache: true });
-    try {
-      for (let attempt = 1; ; attempt++) {
-        const session = await newSession(cached, 'polyfill');
-        const [a, b] = [await session.page(), await session.page()];
-        await a.evaluate(() => {
-          const ask = (key) =>
-            navigator.locks
-              .request('bf', () => (T.log.push(`granted:${key}`), new Promise(() => {})))
-              .catch((e) => (T.log.push(`lost:${key}:${e.name}`), ask(`${key}+`)));
-          ask('a');
-        });
-        await until(a, 'granted:a');
-        await hold(b, 'b', 'bf');
-        await query(b);
-        await a.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`); // a enters the cache
-        await until(b, 'granted:b:bf:exclusive');
-        await release(b, 'b');
-        await hold(b, 'b2', 'bf'); // a's retry holds nothing meanwhile
-        await until(b, 'granted:b2:bf:exclusive');
-        const state = await query(b);
-        assert.deepEqual([state.held.length, state.pending.length], [1, 0]);
-        await a.goBack({ waitUntil: 'commit' });
-        await a.waitForFunction(() => window.T && T.ready);
-        if (!(await a.evaluate(() => T.has('lost:a:AbortError')))) {
-          await evicted(a, attempt, session);
-          continue;
-        }
-        // Restored: the retry is sent now, and waits for b.
-        await release(b, 'b2');
-        await until(a, 'granted:a+');
-        await session.close();
-        break;
-      }
-    } finally {
-      await cached.close();
-    }
-  });
+  // time in Chromium and Firefox.)
+  it('bfcache: a request retried as the page enters the cache waits for its restore', () =>
+    untilRestored(async (a, b, cached) => {
+      await a.evaluate(() => {
+        const ask = (key) =>
+          navigator.locks
+            .request('bf', () => (T.log.push(`granted:${key}`), new Promise(() => {})))
+            .catch((e) => (T.log.push(`lost:${key}:${e.name}`), ask(`${key}+`)));
+        ask('a');
+      });
+      await until(a, 'granted:a');
+      await hold(b, 'b', 'bf');
+      await query(b);
+      await enterCache(a, cached);
+      await until(b, 'granted:b:bf:exclusive');
+      await release(b, 'b');
+      await hold(b, 'b2', 'bf'); // a's retry holds nothing meanwhile
+      await until(b, 'granted:b2:bf:exclusive');
+      const state = await query(b);
+      assert.deepEqual([state.held.length, state.pending.length], [1, 0]);
+      await a.goBack({ waitUntil: 'commit' });
+      await a.waitForFunction(() => window.T && T.ready);
+      if (!(await a.evaluate(() => T.has('lost:a:AbortError')))) return false;
+      // Restored: the retry is sent now, and waits for b.
+      await release(b, 'b2');
+      await until(a, 'granted:a+');
+      return true;
+    }));
 
   // Entering the back/forward cache, Chromium may still run tasks of the page after its
   // `pagehide` (none after `freeze`): none of its callback may run once another tab holds
@@ -330,8 +321,7 @@ describe(`${where}polyfill: recovery`, () => {
       for (let round = 0; round < 5; round++) {
         const [a, b] = [await session.page(), await session.page()];
         // a enters the cache.
-        const enter = (page) => page.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`);
-        late.push(...(await endWhileTicking(a, b, 'cached', enter)).late);
+        late.push(...(await endWhileTicking(a, b, 'cached', (page) => enterCache(page, cached))).late);
         await a.close();
         await b.close();
       }
