@@ -10,7 +10,10 @@
 import { inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
 import { domException } from './errors.js';
 
-const VERSION = 3;
+const VERSION = 4;
+// Messages posted within this many microtasks of each other go out as one batch (a release
+// and the next request of a loop awaiting request() do): one message instead of several.
+const BATCH_TICKS = 6;
 const WORKER_NAME = 'web-locks-polyfill';
 // A dedicated worker asks its parent for a link with a message carrying this key.
 export const CONNECT = '__webLocksPolyfillConnect';
@@ -27,17 +30,18 @@ function inDedicatedWorker() {
 export class Connection {
   // `workerUrl()` gives the lock worker's URL; it is called only when a SharedWorker is
   // constructed (a dedicated worker, whose port comes from its parent, never needs it).
+  // (Fields are named apart from option and protocol names: scripts/bundle.mjs renames them.)
   constructor(workerUrl, clientId) {
-    this.workerUrl = workerUrl;
-    this.clientId = clientId;
-    this.port = null;
+    this.urlOfWorker = workerUrl;
+    this.ownId = clientId;
+    this.link = null;
     this.nextId = 0;
     // id -> handler: { granted, notAvailable, stolen, snapshot, error, redeclare, lost }
     this.handlers = new Map();
     // This context's own database: its name while in use, and the connection once open.
     // `dbState`: 'opening' | 'open' | 'failed' (error event) | 'unusable' (no IndexedDB).
     this.dbName = null;
-    this.db = null;
+    this.database = null;
     this.dbState = null;
     // Whether the current port has had its `watch`; how many ports it has had (`hello`'s
     // `n`: the worker hears requests only from the newest it knows).
@@ -49,6 +53,8 @@ export class Connection {
     // A shared or service worker's port while no courier has it yet (couriers.js): its
     // watchdog starts once one has, so a wait for a window is no failure.
     this.undelivered = null;
+    // Messages waiting to go to the current port (`link`) as one batch (`flush`).
+    this.outbox = [];
   }
 
   // Whether this context can reach a lock worker at all (so connecting early is worthwhile).
@@ -79,16 +85,37 @@ export class Connection {
 
   post(message, transfer) {
     this.open();
-    if (!this.port) return; // suspended: sent (re-declared) at the reconnection
+    if (!this.link) return; // suspended: sent (re-declared) at the reconnection
     message.v = VERSION;
-    this.port.postMessage(message, transfer || []);
+    if (transfer) {
+      this.flush();
+      this.link.postMessage(message, transfer);
+    } else if (this.outbox.push(message) < 2) {
+      let tick = Promise.resolve();
+      for (let i = 0; i < BATCH_TICKS; i++) tick = tick.then();
+      tick.then(() => this.flush());
+    }
+  }
+
+  // Posts the outbox to the current port: its one message, or an array of them (a batch,
+  // src/protocol.rs). `end`: then closes the port, whose replies are no longer heard.
+  flush(end) {
+    const port = this.link;
+    const out = this.outbox;
+    this.outbox = [];
+    if (!port) return;
+    if (out.length) port.postMessage(out.length > 1 ? out : out[0]);
+    if (end) {
+      port.close();
+      this.link = null;
+    }
   }
 
   // Connects unless connected: hello, everything re-declared in request order (after a
   // reconnection: held locks as `reclaim`, pending requests and queries as sent), then
   // `watch` (now, or once the database has opened), which tells the worker we are done.
   open() {
-    if (this.port || this.suspended) return;
+    if (this.link || this.suspended) return;
     this.attach();
     const ids = [...this.handlers.keys()].sort((a, b) => a - b);
     for (const id of ids) {
@@ -105,10 +132,10 @@ export class Connection {
   attach() {
     const port = this.connectPort();
     if (!this.dbName && this.dbState !== 'unusable') this.openDatabase();
-    this.port = port;
+    this.link = port;
     this.watchSent = false;
     port.onmessage = (event) => this.dispatch(event.data);
-    const hello = { type: 'hello', clientId: this.clientId, n: ++this.hellos };
+    const hello = { type: 'hello', clientId: this.ownId, n: ++this.hellos };
     // Not a database that failed to open: the worker would take it for a dead context's.
     if (this.dbState === 'opening' || this.dbState === 'open') hello.db = this.dbName;
     this.post(hello);
@@ -122,7 +149,7 @@ export class Connection {
     clearTimeout(this.retry);
     const bound = Math.min(WELCOME_MS << this.failures, WELCOME_MAX_MS);
     this.retry = setTimeout(() => {
-      if (this.port !== port) return;
+      if (this.link !== port) return;
       this.failures = Math.min(this.failures + 1, 8);
       this.reconnect();
     }, bound);
@@ -131,7 +158,7 @@ export class Connection {
   // `watch` for the current port, once: with the database when it is open, without when it
   // cannot be (the worker then serves this context unwatched). Waits while it is opening.
   sendWatch() {
-    if (!this.port || this.watchSent || this.dbState === 'opening') return;
+    if (!this.link || this.watchSent || this.dbState === 'opening') return;
     this.watchSent = true;
     this.post(this.dbState === 'open' ? { type: 'watch', db: this.dbName } : { type: 'watch' });
   }
@@ -146,7 +173,7 @@ export class Connection {
     if (typeof SharedWorker === 'function') {
       let url;
       try {
-        url = this.workerUrl();
+        url = this.urlOfWorker();
       } catch (error) {
         if (!dedicated) throw error;
       }
@@ -170,7 +197,7 @@ export class Connection {
       this.undelivered = port;
       offerPort(channel.port2, { [CONNECT]: 1 }, () => {
         if (this.undelivered === port) this.undelivered = null;
-        if (this.port === port) this.awaitWelcome(port);
+        if (this.link === port) this.awaitWelcome(port);
       });
       return port;
     }
@@ -193,7 +220,7 @@ export class Connection {
   openDatabase() {
     // The prefix is the one the worker's loader (js/worker-entry.js) surveys: it lists these
     // databases after a restart.
-    const name = `web-locks-client-${this.clientId}-${++dbCount}`;
+    const name = `web-locks-client-${this.ownId}-${++dbCount}`;
     let request;
     try {
       if (typeof indexedDB === 'undefined') throw new Error('no IndexedDB');
@@ -212,7 +239,7 @@ export class Connection {
         indexedDB.deleteDatabase(name);
         return;
       }
-      this.db = db;
+      this.database = db;
       this.dbState = 'open';
       this.sendWatch();
     };
@@ -229,12 +256,12 @@ export class Connection {
   // it, leaving our port silently dead).
   watchWorker(db) {
     if (!db || typeof indexedDB === 'undefined') return; // the worker has no lifeline
-    const port = this.port;
+    const port = this.link;
     const request = indexedDB.open(db, 2);
     request.onupgradeneeded = () => {
       request.transaction.abort();
       indexedDB.deleteDatabase(db);
-      if (this.port === port) this.reconnect();
+      if (this.link === port) this.reconnect();
     };
     request.onerror = (event) => event.preventDefault(); // the upgrade we aborted
   }
@@ -242,9 +269,7 @@ export class Connection {
   // The worker died, or never answered: a new port (to a new worker, if this one is gone)
   // and everything re-declared.
   reconnect() {
-    const old = this.port;
-    this.port = null;
-    if (old) old.close();
+    this.flush(true);
     try {
       this.open();
     } catch (error) {
@@ -257,11 +282,20 @@ export class Connection {
   // the port: a new database, a new port, everything re-declared (a lock given away
   // meanwhile comes back as stolen).
   evicted() {
-    if (this.db) this.db.close();
-    this.db = null;
-    this.dbName = null;
-    this.dbState = null;
+    if (this.database) this.database.close();
+    this.database = this.dbName = this.dbState = null;
     this.reconnect();
+  }
+
+  // Ends the port (what its outbox holds posted first) and the watchdog, and forgets every
+  // request and query: gives their handlers.
+  detach() {
+    clearTimeout(this.retry);
+    this.failures = 0;
+    this.flush(true);
+    const handlers = [...this.handlers.values()];
+    this.handlers.clear();
+    return handlers;
   }
 
   // §2.6 at `pagehide`. Entering the back/forward cache (`persisted`; called at the `freeze`
@@ -278,20 +312,11 @@ export class Connection {
     // a request made meanwhile (a retry on the AbortError below) waits here, rather than
     // connecting a cached page, whose lock none could then take while it is frozen.
     this.suspended = persisted;
-    clearTimeout(this.retry);
-    this.failures = 0;
-    if (this.port) {
-      this.port.postMessage({ v: VERSION, type: 'goodbye' });
-      this.port.close();
-      this.port = null;
-    }
-    const handlers = [...this.handlers.values()];
-    this.handlers.clear();
+    if (this.link) this.outbox.push({ v: VERSION, type: 'goodbye' });
+    const handlers = this.detach();
     if (persisted) for (const handler of handlers) handler.lost();
-    if (this.db) this.db.close();
-    this.db = null;
-    this.dbName = null;
-    this.dbState = null;
+    if (this.database) this.database.close();
+    this.database = this.dbName = this.dbState = null;
   }
 
   dispatch(message) {
@@ -333,14 +358,8 @@ export class Connection {
   // fails, and the next message tries a new port (which fails the same way, or works if the
   // cause has gone) rather than waiting on this one forever.
   fail(reason, port) {
-    if (port && port !== this.port) return; // an earlier port's worker
+    if (port && port !== this.link) return; // an earlier port's worker
     console.error('web-locks: ' + reason);
-    clearTimeout(this.retry);
-    this.failures = 0;
-    if (this.port) this.port.close();
-    this.port = null;
-    const handlers = [...this.handlers.values()];
-    this.handlers.clear();
-    for (const handler of handlers) handler.error(domException('InvalidStateError', reason));
+    for (const handler of this.detach()) handler.error(domException('InvalidStateError', reason));
   }
 }

@@ -2,13 +2,13 @@
 // the `local` entry. The same wasm lock service as the SharedWorker's runs in this realm
 // (dist/web-locks-service.js, loaded on first use), on one end of a MessageChannel; every
 // local lock manager of the realm is a client of it on a channel of its own, adopted
-// through that hub, and speaks protocol v3 exactly as with the lock worker. It coordinates
+// through that hub, and speaks protocol v4 exactly as with the lock worker. It coordinates
 // the local lock managers of this realm only (README "In-process lock manager").
 
 import { Connection } from './connection.js';
 import { domException } from './errors.js';
 
-// The realm's service: { port (our end of the hub), failure (once it cannot serve),
+// The realm's service: { link (our end of the hub), failure (once it cannot serve),
 // connections (while it starts: to fail if it cannot) }. Started by the first local lock
 // manager, with its `wasmUrl`.
 let service = null;
@@ -21,7 +21,7 @@ function startService(defaults, options) {
   const base = typeof location !== 'undefined' && location.href;
   const wasm = new URL(String(options.wasmUrl || defaults.wasmUrl()), base || undefined).href;
   const hub = new MessageChannel();
-  const started = { port: hub.port1, failure: null, connections: new Set() };
+  const started = { link: hub.port1, failure: null, connections: new Set() };
   service = started;
   defaults
     .service()
@@ -57,7 +57,7 @@ class LocalConnection extends Connection {
   connectPort() {
     if (this.hub.failure) throw domException('InvalidStateError', 'web-locks polyfill: ' + this.hub.failure);
     const channel = new MessageChannel();
-    this.hub.port.postMessage({ v: 3, type: 'adopt' }, [channel.port2]);
+    this.hub.link.postMessage({ v: 4, type: 'adopt' }, [channel.port2]);
     if (this.hub.connections) this.hub.connections.add(this);
     return channel.port1;
   }
@@ -112,7 +112,7 @@ class LocalConnection extends Connection {
 
   // Node's MessagePorts hold the process open while they listen: only while an answer is due.
   keepAlive() {
-    const port = this.port;
+    const port = this.link;
     if (!port || typeof port.ref !== 'function') return;
     if (this.awaiting.size > 0) port.ref();
     else port.unref();

@@ -12,7 +12,9 @@ const internal = [
   'dbState', 'dbName', 'handlers', 'awaiting', 'failures', 'retry', 'nextId', 'newId', 'keepAlive',
   'hub', 'undelivered', 'watchSent', 'sendWatch', 'reconnect', 'awaitWelcome', 'watchWorker',
   'openDatabase', 'evicted', 'connectPort', 'attach', 'adopt', 'redeclare', 'lost', 'connections',
-  'failure',
+  'failure', 'outbox', 'flush', 'hellos', 'suspended', 'dispatch', 'detach', 'stopWatchdog',
+  'closeDatabase', 'link', 'database', 'post', 'send', 'done', 'fail', 'reachable', 'urlOfWorker',
+  'ownId',
 ];
 const common = {
   bundle: true,
