@@ -7,16 +7,15 @@
 // own database the same way, and when the worker dies it starts a new one and re-declares
 // what it holds and waits for.
 
-import { inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
+import { CONNECT, inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
 import { domException } from './errors.js';
 
 const VERSION = 4;
-// Messages posted within this many microtasks of each other go out as one batch (a release
-// and the next request of a loop awaiting request() do): one message instead of several.
-const BATCH_TICKS = 6;
+// The connection of this realm that was posted to last: its batch goes when another is
+// posted to, so that the realm's messages leave in the order they were posted, across
+// connections too (navigator.locks and a lock manager of createLockManager()).
+let last = null;
 const WORKER_NAME = 'web-locks-polyfill';
-// A dedicated worker asks its parent for a link with a message carrying this key.
-export const CONNECT = '__webLocksPolyfillConnect';
 // A port unanswered for this long is given up for a new one; the bound doubles with each
 // consecutive failure, up to the maximum.
 const WELCOME_MS = 1000;
@@ -83,6 +82,8 @@ export class Connection {
     this.handlers.delete(id);
   }
 
+  // Posts `message`, batched with what is posted in the next few microtasks; with `transfer`
+  // (the ports to transfer, possibly none) at once, after what waits.
   post(message, transfer) {
     this.open();
     if (!this.link) return; // suspended: sent (re-declared) at the reconnection
@@ -90,21 +91,27 @@ export class Connection {
     if (transfer) {
       this.flush();
       this.link.postMessage(message, transfer);
-    } else if (this.outbox.push(message) < 2) {
-      let tick = Promise.resolve();
-      for (let i = 0; i < BATCH_TICKS; i++) tick = tick.then();
-      tick.then(() => this.flush());
+    } else {
+      if (last !== this && last) last.flush();
+      last = this;
+      // Messages posted within six microtasks of each other go out as one batch (a release
+      // and the next request of a loop awaiting request() do): one message instead of two.
+      if (this.outbox.push(message) < 2) {
+        let tick = Promise.resolve();
+        for (let i = 0; i < 6; i++) tick = tick.then();
+        tick.then(() => this.flush());
+      }
     }
   }
 
-  // Posts the outbox to the current port: its one message, or an array of them (a batch,
-  // src/protocol.rs). `end`: then closes the port, whose replies are no longer heard.
+  // Posts the outbox to the current port as one batch (src/protocol.rs). `end`: then closes
+  // the port, whose replies are no longer heard.
   flush(end) {
     const port = this.link;
     const out = this.outbox;
     this.outbox = [];
     if (!port) return;
-    if (out.length) port.postMessage(out.length > 1 ? out : out[0]);
+    if (out.length) port.postMessage(out);
     if (end) {
       port.close();
       this.link = null;
@@ -195,7 +202,7 @@ export class Connection {
       const channel = new MessageChannel();
       const port = channel.port1;
       this.undelivered = port;
-      offerPort(channel.port2, { [CONNECT]: 1 }, () => {
+      offerPort(channel.port2, () => {
         if (this.undelivered === port) this.undelivered = null;
         if (this.link === port) this.awaitWelcome(port);
       });

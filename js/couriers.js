@@ -18,6 +18,9 @@
 
 const POLL_MS = 250;
 const MAX_PAGES = 32;
+// A worker asks for a link (its parent, or a courier) with a message carrying this key, and
+// the port to hand on.
+export const CONNECT = '__webLocksPolyfillConnect';
 
 export function inSharedWorker() {
   return typeof SharedWorkerGlobalScope === 'function' && self instanceof SharedWorkerGlobalScope;
@@ -34,7 +37,7 @@ const pages = [];
 // For a service worker: when each window (by client id) was last asked (the offer's number).
 const asked = new Map();
 let offers = 0;
-let offer = null; // { port, message }: an undelivered offer
+let offer = null; // { port, delivered }: an undelivered offer
 if (inSharedWorker()) {
   self.addEventListener('connect', (event) => {
     pages.unshift(event.ports[0]);
@@ -43,10 +46,10 @@ if (inSharedWorker()) {
   });
 }
 
-// Offers `port` (with `message`, which says what it is) to a courier as soon as there is
-// one; `delivered()` is called then (possibly at once).
-export function offerPort(port, message, delivered) {
-  offer = { port, message, delivered };
+// Offers `port` to a courier as soon as there is one; `delivered()` is called then
+// (possibly at once).
+export function offerPort(port, delivered) {
+  offer = { port, delivered };
   offers++;
   deliver();
 }
@@ -58,7 +61,7 @@ function deliver() {
     offer = null;
     const page = pages.shift();
     pages.push(page);
-    page.postMessage(current.message, [current.port]);
+    page.postMessage({ [CONNECT]: 1 }, [current.port]);
     current.delivered();
   } else if (inServiceWorker()) {
     const retry = () => setTimeout(() => offer === current && deliver(), POLL_MS);
@@ -72,7 +75,7 @@ function deliver() {
       asked.delete(client.id); // (re-inserted last: the map's first entry is the oldest)
       asked.set(client.id, offers);
       if (asked.size > MAX_PAGES) asked.delete(asked.keys().next().value);
-      client.postMessage(current.message, [current.port]);
+      client.postMessage({ [CONNECT]: 1 }, [current.port]);
       current.delivered();
     }, retry);
   }

@@ -1,6 +1,7 @@
 // Installing the polyfill: navigator.locks, LockManager and Lock, where missing (or forced).
 
-import { CONNECT, Connection } from './connection.js';
+import { Connection } from './connection.js';
+import { CONNECT } from './couriers.js';
 import { Lock, LockManager, newLockManager } from './lock-manager.js';
 import { localConnection } from './local.js';
 import { branded } from './webidl.js';

@@ -14,7 +14,7 @@ const internal = [
   'openDatabase', 'evicted', 'connectPort', 'attach', 'adopt', 'redeclare', 'lost', 'connections',
   'failure', 'outbox', 'flush', 'hellos', 'suspended', 'dispatch', 'detach', 'stopWatchdog',
   'closeDatabase', 'link', 'database', 'post', 'send', 'done', 'fail', 'reachable', 'urlOfWorker',
-  'ownId',
+  'ownId', 'delivered',
 ];
 const common = {
   bundle: true,

@@ -150,7 +150,6 @@ impl Driver {
         }
     }
 
-    #[inline(never)]
     fn receive_one(&mut self, port: PortId, event: &MessageEvent, data: &JsValue) {
         match self.codec.decode(data) {
             Ok(Decoded::Message(message)) => self.service.handle_message(port, message),
