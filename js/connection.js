@@ -10,11 +10,7 @@
 import { CONNECT, inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
 import { domException } from './errors.js';
 
-const VERSION = 4;
-// The connection of this realm that was posted to last: its batch goes when another is
-// posted to, so that the realm's messages leave in the order they were posted, across
-// connections too (navigator.locks and a lock manager of createLockManager()).
-let last = null;
+const VERSION = 3;
 const WORKER_NAME = 'web-locks-polyfill';
 // A port unanswered for this long is given up for a new one; the bound doubles with each
 // consecutive failure, up to the maximum.
@@ -52,8 +48,6 @@ export class Connection {
     // A shared or service worker's port while no courier has it yet (couriers.js): its
     // watchdog starts once one has, so a wait for a window is no failure.
     this.undelivered = null;
-    // Messages waiting to go to the current port (`link`) as one batch (`flush`).
-    this.outbox = [];
   }
 
   // Whether this context can reach a lock worker at all (so connecting early is worthwhile).
@@ -82,40 +76,11 @@ export class Connection {
     this.handlers.delete(id);
   }
 
-  // Posts `message`, batched with what is posted in the next few microtasks; with `transfer`
-  // (the ports to transfer, possibly none) at once, after what waits.
   post(message, transfer) {
     this.open();
     if (!this.link) return; // suspended: sent (re-declared) at the reconnection
     message.v = VERSION;
-    if (transfer) {
-      this.flush();
-      this.link.postMessage(message, transfer);
-    } else {
-      if (last !== this && last) last.flush();
-      last = this;
-      // Messages posted within six microtasks of each other go out as one batch (a release
-      // and the next request of a loop awaiting request() do): one message instead of two.
-      if (this.outbox.push(message) < 2) {
-        let tick = Promise.resolve();
-        for (let i = 0; i < 6; i++) tick = tick.then();
-        tick.then(() => this.flush());
-      }
-    }
-  }
-
-  // Posts the outbox to the current port as one batch (src/protocol.rs). `end`: then closes
-  // the port, whose replies are no longer heard.
-  flush(end) {
-    const port = this.link;
-    const out = this.outbox;
-    this.outbox = [];
-    if (!port) return;
-    if (out.length) port.postMessage(out);
-    if (end) {
-      port.close();
-      this.link = null;
-    }
+    this.link.postMessage(message, transfer || []);
   }
 
   // Connects unless connected: hello, everything re-declared in request order (after a
@@ -276,7 +241,9 @@ export class Connection {
   // The worker died, or never answered: a new port (to a new worker, if this one is gone)
   // and everything re-declared.
   reconnect() {
-    this.flush(true);
+    const old = this.link;
+    this.link = null;
+    if (old) old.close();
     try {
       this.open();
     } catch (error) {
@@ -290,19 +257,10 @@ export class Connection {
   // meanwhile comes back as stolen).
   evicted() {
     if (this.database) this.database.close();
-    this.database = this.dbName = this.dbState = null;
+    this.database = null;
+    this.dbName = null;
+    this.dbState = null;
     this.reconnect();
-  }
-
-  // Ends the port (what its outbox holds posted first) and the watchdog, and forgets every
-  // request and query: gives their handlers.
-  detach() {
-    clearTimeout(this.retry);
-    this.failures = 0;
-    this.flush(true);
-    const handlers = [...this.handlers.values()];
-    this.handlers.clear();
-    return handlers;
   }
 
   // §2.6 at `pagehide`. Entering the back/forward cache (`persisted`; called at the `freeze`
@@ -319,11 +277,20 @@ export class Connection {
     // a request made meanwhile (a retry on the AbortError below) waits here, rather than
     // connecting a cached page, whose lock none could then take while it is frozen.
     this.suspended = persisted;
-    if (this.link) this.outbox.push({ v: VERSION, type: 'goodbye' });
-    const handlers = this.detach();
+    clearTimeout(this.retry);
+    this.failures = 0;
+    if (this.link) {
+      this.link.postMessage({ v: VERSION, type: 'goodbye' });
+      this.link.close();
+      this.link = null;
+    }
+    const handlers = [...this.handlers.values()];
+    this.handlers.clear();
     if (persisted) for (const handler of handlers) handler.lost();
     if (this.database) this.database.close();
-    this.database = this.dbName = this.dbState = null;
+    this.database = null;
+    this.dbName = null;
+    this.dbState = null;
   }
 
   dispatch(message) {
@@ -367,6 +334,12 @@ export class Connection {
   fail(reason, port) {
     if (port && port !== this.link) return; // an earlier port's worker
     console.error('web-locks: ' + reason);
-    for (const handler of this.detach()) handler.error(domException('InvalidStateError', reason));
+    clearTimeout(this.retry);
+    this.failures = 0;
+    if (this.link) this.link.close();
+    this.link = null;
+    const handlers = [...this.handlers.values()];
+    this.handlers.clear();
+    for (const handler of handlers) handler.error(domException('InvalidStateError', reason));
   }
 }

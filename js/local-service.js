@@ -19,7 +19,7 @@ async function wasmSource(url) {
   return fs.readFile(path.fileURLToPath(url));
 }
 
-// Loads the wasm from `wasmUrl` and serves protocol v4 on `port` (the service's end of the
+// Loads the wasm from `wasmUrl` and serves protocol v3 on `port` (the service's end of the
 // realm's hub channel; clients are adopted through it).
 export async function serveLocal(port, wasmUrl) {
   await wasm_bindgen({ module_or_path: await wasmSource(wasmUrl) });

@@ -2,7 +2,7 @@
 // the `local` entry. The same wasm lock service as the SharedWorker's runs in this realm
 // (dist/web-locks-service.js, loaded on first use), on one end of a MessageChannel; every
 // local lock manager of the realm is a client of it on a channel of its own, adopted
-// through that hub, and speaks protocol v4 exactly as with the lock worker. It coordinates
+// through that hub, and speaks protocol v3 exactly as with the lock worker. It coordinates
 // the local lock managers of this realm only (README "In-process lock manager").
 
 import { Connection } from './connection.js';
@@ -57,7 +57,7 @@ class LocalConnection extends Connection {
   connectPort() {
     if (this.hub.failure) throw domException('InvalidStateError', 'web-locks polyfill: ' + this.hub.failure);
     const channel = new MessageChannel();
-    this.hub.link.postMessage({ v: 4, type: 'adopt' }, [channel.port2]);
+    this.hub.link.postMessage({ v: 3, type: 'adopt' }, [channel.port2]);
     if (this.hub.connections) this.hub.connections.add(this);
     return channel.port1;
   }

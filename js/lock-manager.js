@@ -204,8 +204,7 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
       end('aborted');
       connection.done(id);
       reject(abortReason(signal));
-      // (At once: whoever sees the rejection may look at the queue.)
-      connection.post({ type: 'abort', id }, []);
+      connection.post({ type: 'abort', id });
     };
     const message = { type: 'request', id, ...target, mode, ifAvailable, steal };
     connection.send(id, message, {

@@ -62,7 +62,7 @@
     opened.then(wasm_bindgen.lifeline_open);
   }, function (error) {
     // (Each client logs it and rejects its requests with it.)
-    var message = { v: 4, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
+    var message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
     early.forEach(function (port) { port.postMessage(message); });
     removeEventListener('connect', keep);
     addEventListener('connect', function (event) { event.ports[0].postMessage(message); });

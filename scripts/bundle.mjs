@@ -12,9 +12,8 @@ const internal = [
   'dbState', 'dbName', 'handlers', 'awaiting', 'failures', 'retry', 'nextId', 'newId', 'keepAlive',
   'hub', 'undelivered', 'watchSent', 'sendWatch', 'reconnect', 'awaitWelcome', 'watchWorker',
   'openDatabase', 'evicted', 'connectPort', 'attach', 'adopt', 'redeclare', 'lost', 'connections',
-  'failure', 'outbox', 'flush', 'hellos', 'suspended', 'dispatch', 'detach', 'stopWatchdog',
-  'closeDatabase', 'link', 'database', 'post', 'send', 'done', 'fail', 'reachable', 'urlOfWorker',
-  'ownId', 'delivered',
+  'failure', 'hellos', 'suspended', 'dispatch', 'link', 'database', 'post', 'send', 'done', 'fail',
+  'reachable', 'urlOfWorker', 'ownId', 'delivered',
 ];
 const common = {
   bundle: true,

@@ -1,10 +1,7 @@
-//! The one protocol between a context's glue (js/connection.js) and the worker, version 4.
+//! The one protocol between a context's glue (js/connection.js) and the worker, version 3.
 //!
-//! Every message is a plain object `{ v: 4, type: "...", ... }` sent over the context's
-//! MessagePort. A context may also post an array of messages (a batch): the worker handles
-//! them in order, exactly as if each had been posted on its own (the glue batches what it
-//! posts within a few microtasks, e.g. a release and the next request: one message to
-//! deliver instead of two). Request ids (`id`) are chosen by the context, unique among its live
+//! Every message is a plain object `{ v: 3, type: "...", ... }` sent over the context's
+//! MessagePort. Request ids (`id`) are chosen by the context, unique among its live
 //! requests, below 2^32; a granted request's id is also its lock's id.
 //!
 //! Context → worker ([`ClientMessage`]):
@@ -45,15 +42,13 @@
 //! and are then processed as the spec would have processed them at that moment.
 //!
 //! A message with another `v`, an unknown `type`, or missing/mistyped fields is answered
-//! with `error` (carrying its `id` when one could be read) and changes nothing; so is each
-//! such message of a batch, whose others are served. A batch's first hole (`undefined`) is
-//! refused, and what follows it ignored.
+//! with `error` (carrying its `id` when one could be read) and changes nothing.
 
 use crate::prelude::*;
 
 use crate::core::{Flavor, Mode};
 
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 3;
 
 /// A DOMString other than a lock name (a client id, a database name, the worker's epoch),
 /// as its UTF-16 code units, like names: the worker reads every string the same way.

@@ -133,8 +133,8 @@ impl Codec {
         &self.words[word as usize]
     }
 
-    /// A message is an object with the protocol's fields. Anything else (a primitive, an array
-    /// within a batch) has no `v` to read, and is refused for that.
+    /// A message is an object with the protocol's fields. Anything else (a primitive, an
+    /// array) has no `v` to read, and is refused for that.
     pub(crate) fn decode(&self, data: &JsValue) -> Result<Decoded, Refused> {
         let fields = Fields { codec: self, data };
         let id = fields

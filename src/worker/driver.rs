@@ -9,7 +9,6 @@ use crate::prelude::*;
 use alloc::boxed::Box;
 use core::cell::RefCell;
 
-use js_sys::Array;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, MessagePort};
 
@@ -133,25 +132,8 @@ impl Driver {
         self.service.handle_connect(id);
     }
 
-    /// A message, or each of a batch's in order (src/protocol.rs).
     fn receive(&mut self, port: PortId, event: &MessageEvent) {
-        match event.data().dyn_into::<Array>() {
-            Err(data) => self.receive_one(port, event, &data),
-            Ok(batch) => {
-                for at in 0..batch.length() {
-                    let message = batch.get(at);
-                    self.receive_one(port, event, &message);
-                    // (A hole, refused, ends it: a sparse array of any length is cheap to send.)
-                    if message.is_undefined() {
-                        break;
-                    }
-                }
-            }
-        }
-    }
-
-    fn receive_one(&mut self, port: PortId, event: &MessageEvent, data: &JsValue) {
-        match self.codec.decode(data) {
+        match self.codec.decode(&event.data()) {
             Ok(Decoded::Message(message)) => self.service.handle_message(port, message),
             // (A message's `ports` hold only MessagePorts: no class check, which would fail
             // where a test environment replaced the global MessagePort class.)

@@ -176,7 +176,7 @@ for (const impl of IMPLS) {
 }
 
 // Records, in page order, the context's IndexedDB opens of its liveness database and the
-// hello/watch messages it posts (alone or in a batch); `mode` makes those opens fail: 'error' (an error event: a
+// hello/watch messages it posts; `mode` makes those opens fail: 'error' (an error event: a
 // lower version than the database has) or 'throw' (IndexedDB unusable).
 function recordProtocol(mode) {
   const seen = (globalThis.__protocol = []);
@@ -191,10 +191,8 @@ function recordProtocol(mode) {
   };
   const post = MessagePort.prototype.postMessage;
   MessagePort.prototype.postMessage = function (message, ...rest) {
-    for (const one of [].concat(message)) {
-      if (one && (one.type === 'hello' || one.type === 'watch')) {
-        seen.push(`${one.type}:${'db' in one ? one.db : '-'}`);
-      }
+    if (message && (message.type === 'hello' || message.type === 'watch')) {
+      seen.push(`${message.type}:${'db' in message ? message.db : '-'}`);
     }
     return post.call(this, message, ...rest);
   };

@@ -4,17 +4,6 @@
   const port = new SharedWorker('/tests/e2e/flow-worker.js').port;
   const waiting = new Map(); // id -> on granted
   let next = 0;
-  // What js/connection.js does: messages posted within six microtasks go out as one.
-  let outbox = [];
-  const post = (message) => {
-    if (outbox.push(message) > 1) return;
-    let tick = Promise.resolve();
-    for (let i = 0; i < 6; i++) tick = tick.then();
-    tick.then(() => {
-      port.postMessage(outbox.length > 1 ? outbox : outbox[0]);
-      outbox = [];
-    });
-  };
   port.onmessage = ({ data }) => {
     const granted = waiting.get(data.id);
     waiting.delete(data.id);
@@ -27,12 +16,12 @@
         waiting.set(id, () => {
           const done = Promise.resolve(callback());
           const settle = () => {
-            post({ v: 4, type: 'release', id });
+            port.postMessage({ v: 3, type: 'release', id });
             resolve(done);
           };
           done.then(settle, settle);
         });
-        post({ v: 4, type: 'request', id, name, mode: 'exclusive', ifAvailable: false, steal: false });
+        port.postMessage({ v: 3, type: 'request', id, name, mode: 'exclusive', ifAvailable: false, steal: false });
       }),
   };
 })();
