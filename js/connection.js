@@ -48,6 +48,9 @@ export class Connection {
     // A shared or service worker's port while no courier has it yet (couriers.js): its
     // watchdog starts once one has, so a wait for a window is no failure.
     this.undelivered = null;
+    // The clientIds of this context's dedicated workers (again at each reconnection of one):
+    // they go with it (`goodbye`).
+    this.dedicated = [];
   }
 
   // Whether this context can reach a lock worker at all (so connecting early is worthwhile).
@@ -159,7 +162,7 @@ export class Connection {
     // against, and needs none.)
     if (dedicated) {
       const channel = new MessageChannel();
-      self.postMessage({ [CONNECT]: 1 }, [channel.port2]);
+      self.postMessage({ [CONNECT]: 1, child: this.ownId }, [channel.port2]);
       return channel.port1;
     }
     // Shared and service workers: through a window (couriers.js).
@@ -180,9 +183,10 @@ export class Connection {
     );
   }
 
-  // Connects `port` (from a dedicated worker of this context, or a shared or service worker
-  // that asked through it) to the lock worker.
-  adopt(port) {
+  // Connects `port` (from a dedicated worker of this context, whose clientId is `child`, or
+  // a shared or service worker that asked through it) to the lock worker.
+  adopt(port, child) {
+    if (child) this.dedicated.push(child);
     this.post({ type: 'adopt' }, [port]);
   }
 
@@ -280,7 +284,9 @@ export class Connection {
     clearTimeout(this.retry);
     this.failures = 0;
     if (this.link) {
-      this.link.postMessage({ v: VERSION, type: 'goodbye' });
+      // (Its dedicated workers go with it: frozen with it in the back/forward cache, where
+      // Firefox keeps them, they hold nothing meanwhile.)
+      this.link.postMessage({ v: VERSION, type: 'goodbye', names: this.dedicated });
       this.link.close();
       this.link = null;
     }

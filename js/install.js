@@ -92,10 +92,11 @@ const defineGlobal = (name, value) =>
 // SharedWorker's port) and its origin's service workers (navigator.serviceWorker's message
 // event, which does not start the client message queue either).
 function adoptWorkers(connection) {
+  // (A dedicated worker says its clientId, as `child`.)
   const answer = (event) => {
     if (event.data && event.data[CONNECT] === 1 && event.ports.length === 1) {
       event.stopImmediatePropagation();
-      connection.adopt(event.ports[0]);
+      connection.adopt(event.ports[0], event.data.child);
     }
   };
   const NativeWorker = globalThis.Worker;

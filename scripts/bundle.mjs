@@ -13,7 +13,7 @@ const internal = [
   'hub', 'undelivered', 'watchSent', 'sendWatch', 'reconnect', 'awaitWelcome', 'watchWorker',
   'openDatabase', 'evicted', 'connectPort', 'attach', 'adopt', 'redeclare', 'lost', 'connections',
   'failure', 'hellos', 'suspended', 'dispatch', 'link', 'database', 'post', 'send', 'done', 'fail',
-  'reachable', 'urlOfWorker', 'ownId', 'delivered',
+  'reachable', 'urlOfWorker', 'ownId', 'delivered', 'dedicated',
 ];
 const common = {
   bundle: true,

@@ -322,7 +322,7 @@ impl Sim {
 
     fn die(&mut self, c: usize, goodbye: bool) {
         if goodbye {
-            self.post(c, ClientMessage::Goodbye);
+            self.post(c, ClientMessage::Goodbye { children: None });
         }
         let ctx = &mut self.ctxs[c];
         ctx.alive = false;

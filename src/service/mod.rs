@@ -175,7 +175,7 @@ impl Service {
             (Some(_), ClientMessage::Hello { .. }) => {
                 self.handle_malformed(port, None, "hello sent twice")
             }
-            (None, ClientMessage::Goodbye) => {
+            (None, ClientMessage::Goodbye { .. }) => {
                 self.ports.remove(&port);
                 self.outputs.push_back(Output::Close(port));
             }
@@ -189,13 +189,22 @@ impl Service {
                 ClientMessage::Request { .. }
                 | ClientMessage::Reclaim { .. }
                 | ClientMessage::Query { .. }
-                | ClientMessage::Goodbye,
+                | ClientMessage::Goodbye { .. },
             ) if self.clients.get(&client).is_some_and(|c| c.port != port) => {}
             (Some(client), ClientMessage::Watch { db }) => self.confirm(client, db),
             (Some(client), ClientMessage::Reclaim { id, names, mode }) => {
                 self.reclaim(client, id, &names, mode)
             }
-            (Some(client), ClientMessage::Goodbye) => self.disconnect(client, true),
+            (Some(client), ClientMessage::Goodbye { children }) => {
+                // Its dedicated workers go with it: frozen with it in the back/forward cache,
+                // they are told so and connect again once thawed.
+                for child in children.iter().flatten() {
+                    if let Some(child) = self.by_client_id.get(&child[..]).copied() {
+                        self.disconnect(child, false);
+                    }
+                }
+                self.disconnect(client, true)
+            }
             (Some(client), message) => {
                 if self.serving(client) {
                     self.apply(client, message);
@@ -442,7 +451,7 @@ impl Service {
             ClientMessage::Hello { .. }
             | ClientMessage::Watch { .. }
             | ClientMessage::Reclaim { .. }
-            | ClientMessage::Goodbye => {}
+            | ClientMessage::Goodbye { .. } => {}
         }
     }
 

@@ -205,7 +205,10 @@ impl Codec {
                 mode: mode()?,
             }
         } else if is(Word::Goodbye) {
-            ClientMessage::Goodbye
+            // (Its children's clientIds come as `names`: no other reader needed.)
+            ClientMessage::Goodbye {
+                children: decode_lock_names(&fields),
+            }
         } else if is(Word::Adopt) {
             return Ok(Decoded::Adopt);
         } else {

@@ -618,3 +618,35 @@ async fn a_live_context_taken_for_dead_is_told_so_before_its_port_closes() {
     assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
     assert_eq!(a.recv_kind().await, ("evicted".into(), None));
 }
+
+#[wasm_bindgen_test]
+async fn a_goodbye_takes_the_contexts_dedicated_workers_with_it() {
+    let driver = new_driver();
+    let page = Context::hello(driver, "page").await;
+    let worker = Context::hello(driver, "worker").await;
+    let shared = Context::hello(driver, "shared").await;
+    let other = Context::hello(driver, "other").await;
+    worker.request(1, "w", &[]);
+    assert_eq!(worker.recv_kind().await, ("granted".into(), Some(1)));
+    shared.request(1, "s", &[]);
+    assert_eq!(shared.recv_kind().await, ("granted".into(), Some(1)));
+    other.request(1, "w", &[]);
+    other.request(2, "s", &[]);
+    // The page enters the back/forward cache, freezing its dedicated worker with it: its
+    // goodbye names the worker (and one that ended before), whose client goes too, told so
+    // (to connect again once thawed); its lock goes to the waiter. A shared worker the page
+    // handed on is no dedicated worker of it, and lives on.
+    page.send(&[
+        ("type", "goodbye".into()),
+        ("names", strings(&["worker", "ended-before"])),
+    ]);
+    assert_eq!(worker.recv_kind().await, ("evicted".into(), None));
+    assert_eq!(other.recv_kind().await, ("granted".into(), Some(1)));
+    assert_eq!(
+        other.query(3).await,
+        (
+            vec!["s exclusive shared".into(), "w exclusive other".into()],
+            vec!["s exclusive other".into()]
+        )
+    );
+}

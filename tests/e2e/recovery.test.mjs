@@ -310,6 +310,37 @@ describe(`${where}polyfill: recovery`, () => {
       return true;
     }));
 
+  // A dedicated worker is frozen with its page in the back/forward cache (Firefox caches
+  // such a page; Chromium does not, and ends the worker): its locks are released with the
+  // page's, and once restored it connects again and is served.
+  it("bfcache: a dedicated worker's lock is released when its page enters the cache", async () => {
+    const cached = await launch({ bfcache: true });
+    try {
+      const session = await newSession(cached, 'polyfill');
+      const [a, b] = [await session.page(), await session.page()];
+      await a.evaluate(() => T.spawn('w'));
+      await until(a, 'worker-ready');
+      await a.evaluate(() => T.tell('w', { cmd: 'hold', key: 'wk', name: 'dw' }));
+      await until(a, 'worker-granted:wk:dw');
+      await hold(b, 'b', 'dw');
+      await query(b);
+      await enterCache(a, cached);
+      await until(b, 'granted:b:dw:exclusive', 4000);
+      await a.goBack({ waitUntil: 'commit' });
+      await a.waitForFunction(() => window.T && T.ready);
+      const restored = await a.evaluate(() => T.has('worker-granted:wk:dw'));
+      console.log(`# polyfill: the page with a dedicated worker was ${restored ? 'restored' : 'not cached'}`);
+      if (restored) {
+        await a.evaluate(() => T.tell('w', { cmd: 'hold', key: 'wk2', name: 'dw' }));
+        await release(b, 'b');
+        await until(a, 'worker-granted:wk2:dw');
+      }
+      await session.close();
+    } finally {
+      await cached.close();
+    }
+  });
+
   // Entering the back/forward cache, Chromium may still run tasks of the page after its
   // `pagehide` (none after `freeze`): none of its callback may run once another tab holds
   // its lock.
