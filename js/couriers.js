@@ -19,7 +19,8 @@
 const POLL_MS = 250;
 const MAX_PAGES = 32;
 // A worker asks for a link (its parent, or a courier) with a message carrying this key, and
-// the port to hand on.
+// the port to hand on: `{ [CONNECT]: 1 }`, and from a dedicated worker also `child`, its
+// clientId (its page's goodbye names it: js/connection.js).
 export const CONNECT = '__webLocksPolyfillConnect';
 
 export function inSharedWorker() {
