@@ -22,6 +22,19 @@ async function inLockWorker(page, expression) {
   await cdp.detach();
 }
 
+// Makes the lock worker of `page`'s context fault at the next name it decodes (the way a
+// bug inside the wasm would): it ends itself, and its clients notice through its lifeline.
+// (Not a close() evaluated over DevTools: that may never answer the evaluation, and left
+// clients unwelcomed for many seconds here.)
+const armFault = (page) =>
+  inLockWorker(page, `{
+    const charCodeAt = String.prototype.charCodeAt;
+    String.prototype.charCodeAt = function () {
+      String.prototype.charCodeAt = charCodeAt;
+      throw new Error('injected fault');
+    };
+  }`);
+
 let env;
 before(async () => {
   env = await launch();
@@ -126,13 +139,7 @@ describe(`${where}polyfill: recovery`, () => {
     await until(a, 'granted:a:x:exclusive');
     await hold(b, 'bx', 'x'); // waits for a
     const before = await query(b);
-    await inLockWorker(a, `{
-      const charCodeAt = String.prototype.charCodeAt;
-      String.prototype.charCodeAt = function () {
-        String.prototype.charCodeAt = charCodeAt;
-        throw new Error('injected fault');
-      };
-    }`);
+    await armFault(a);
     await hold(b, 'by', 'y'); // its name is decoded: the fault
     await until(b, 'granted:by:y:exclusive', 5_000);
     const rebuilt = await query(b);
@@ -159,7 +166,8 @@ describe(`${where}polyfill: recovery`, () => {
         throw new DOMException('no workers here', 'SecurityError');
       };
     });
-    await inLockWorker(a, 'close()');
+    await armFault(a);
+    await hold(a, 't', 'y'); // its name is decoded: the fault
     await failed;
     await release(a, 'a');
     await until(a, 'resolved:a:done-a');
