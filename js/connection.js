@@ -48,8 +48,8 @@ export class Connection {
     // A shared or service worker's port while no courier has it yet (couriers.js): its
     // watchdog starts once one has, so a wait for a window is no failure.
     this.undelivered = null;
-    // The clientIds of this context's dedicated workers (again at each reconnection of one):
-    // they go with it (`goodbye`).
+    // The clientIds of this context's dedicated workers and of theirs (again at each
+    // reconnection of one): they go with it (`goodbye`).
     this.dedicated = [];
   }
 
@@ -139,8 +139,8 @@ export class Connection {
   }
 
   // A window (or anything with SharedWorker) connects to the lock worker itself. A dedicated
-  // worker cannot construct one: it sends one end of a channel to its parent, whose
-  // polyfill hands it to the lock worker (`adopt`); messages wait in the channel meanwhile.
+  // worker cannot construct one: it sends one end of a channel to its parent (`adopt`),
+  // whose polyfill hands it on; messages wait in the channel meanwhile.
   connectPort() {
     const dedicated = inDedicatedWorker();
     // (The page's wrapper of SharedWorker keeps the native constructor: see install.js.)
@@ -162,7 +162,7 @@ export class Connection {
     // against, and needs none.)
     if (dedicated) {
       const channel = new MessageChannel();
-      self.postMessage({ [CONNECT]: 1, child: this.ownId }, [channel.port2]);
+      this.adopt(channel.port2, this.ownId);
       return channel.port1;
     }
     // Shared and service workers: through a window (couriers.js).
@@ -183,9 +183,13 @@ export class Connection {
     );
   }
 
-  // Connects `port` (from a dedicated worker of this context, whose clientId is `child`, or
-  // a shared or service worker that asked through it) to the lock worker.
+  // Connects `port` to the lock worker: a dedicated worker's of this context (whose clientId
+  // is `child`), or a shared or service worker's that asked through it. A dedicated worker
+  // hands ports on to its parent instead, its own and its workers', up to the page: the
+  // page's goodbye names every dedicated worker below it (all frozen with it in the
+  // back/forward cache).
   adopt(port, child) {
+    if (inDedicatedWorker()) return self.postMessage({ [CONNECT]: 1, child }, [port]);
     if (child) this.dedicated.push(child);
     this.post({ type: 'adopt' }, [port]);
   }

@@ -19,8 +19,9 @@
 const POLL_MS = 250;
 const MAX_PAGES = 32;
 // A worker asks for a link (its parent, or a courier) with a message carrying this key, and
-// the port to hand on: `{ [CONNECT]: 1 }`, and from a dedicated worker also `child`, its
-// clientId (its page's goodbye names it: js/connection.js).
+// the port to hand on: `{ [CONNECT]: 1 }`, and from a dedicated worker also `child`, the
+// clientId of the dedicated worker whose port it is (its own, or a worker's of its own, handed
+// up to the page, whose goodbye names it: js/connection.js).
 export const CONNECT = '__webLocksPolyfillConnect';
 
 export function inSharedWorker() {

@@ -132,5 +132,25 @@ for (const impl of IMPLS) {
       await page.evaluate(() => T.terminate('w'));
       await until(page, 'granted:p:shared-res:exclusive');
     });
+
+    // A worker of a dedicated worker asks its parent for its link, as its parent asked the
+    // page.
+    it("a worker of a dedicated worker: its locks exclude the window's, and its parent's terminate() releases them", async () => {
+      const [page] = await fresh(1);
+      await page.evaluate(() => T.spawn('w'));
+      await until(page, 'worker-ready');
+      await page.evaluate(() => T.tell('w', { cmd: 'spawn' }));
+      await until(page, 'nested:worker-ready');
+      await page.evaluate(() => T.tell('w', { cmd: 'nested', message: { cmd: 'hold', key: 'n1', name: 'deep' } }));
+      await until(page, 'nested:worker-granted:n1:deep');
+      await hold(page, 'p', 'deep');
+      const state = await query(page);
+      assert.deepEqual([state.held.length, state.pending.length], [1, 1], "the window waits for the nested worker's lock");
+      assert.notEqual(state.held[0][2], state.pending[0][2], 'the nested worker is its own client');
+      await page.evaluate(() => T.tell('w', { cmd: 'nested', message: { cmd: 'query' } }));
+      await until(page, 'nested:worker-query:deep');
+      await page.evaluate(() => T.terminate('w'));
+      await until(page, 'granted:p:deep:exclusive');
+    });
   });
 }

@@ -319,29 +319,40 @@ describe(`${where}polyfill: recovery`, () => {
     }));
 
   // A dedicated worker is frozen with its page in the back/forward cache (Firefox caches
-  // such a page; Chromium does not, and ends the worker): its locks are released with the
-  // page's, and once restored it connects again and is served.
-  it("bfcache: a dedicated worker's lock is released when its page enters the cache", async () => {
+  // such a page; Chromium does not, and ends the worker), and so is a worker of that worker:
+  // their locks are released with the page's, and once restored they connect again and are
+  // served.
+  it("bfcache: a dedicated worker's lock is released when its page enters the cache, and its own worker's", async () => {
     const cached = await launch({ bfcache: true });
     try {
       const session = await newSession(cached, 'polyfill');
       const [a, b] = [await session.page(), await session.page()];
+      const nested = (message) => a.evaluate((m) => T.tell('w', { cmd: 'nested', message: m }), message);
       await a.evaluate(() => T.spawn('w'));
       await until(a, 'worker-ready');
       await a.evaluate(() => T.tell('w', { cmd: 'hold', key: 'wk', name: 'dw' }));
       await until(a, 'worker-granted:wk:dw');
+      await a.evaluate(() => T.tell('w', { cmd: 'spawn' }));
+      await until(a, 'nested:worker-ready');
+      await nested({ cmd: 'hold', key: 'nk', name: 'nw' });
+      await until(a, 'nested:worker-granted:nk:nw');
       await hold(b, 'b', 'dw');
+      await hold(b, 'bn', 'nw');
       await query(b);
       await enterCache(a, cached);
       await until(b, 'granted:b:dw:exclusive', 4000);
+      await until(b, 'granted:bn:nw:exclusive', 4000);
       await a.goBack({ waitUntil: 'commit' });
       await a.waitForFunction(() => window.T && T.ready);
       const restored = await a.evaluate(() => T.has('worker-granted:wk:dw'));
       console.log(`# polyfill: the page with a dedicated worker was ${restored ? 'restored' : 'not cached'}`);
       if (restored) {
         await a.evaluate(() => T.tell('w', { cmd: 'hold', key: 'wk2', name: 'dw' }));
+        await nested({ cmd: 'hold', key: 'nk2', name: 'nw' });
         await release(b, 'b');
+        await release(b, 'bn');
         await until(a, 'worker-granted:wk2:dw');
+        await until(a, 'nested:worker-granted:nk2:nw');
       }
       await session.close();
     } finally {

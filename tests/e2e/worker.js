@@ -6,6 +6,7 @@ if (new URL(location.href).searchParams.get('impl') === 'polyfill') {
   importScripts('/dist/web-locks.global.js', '/dist/web-locks-extras.global.js');
 }
 const releases = {};
+let nested = null;
 onmessage = async ({ data }) => {
   if (data.cmd === 'hold') {
     navigator.locks.request(data.name, (lock) => {
@@ -19,6 +20,13 @@ onmessage = async ({ data }) => {
     postMessage(`worker-query:${held.map((l) => l.name).join(',')}`);
   } else if (data.cmd === 'polyfilled') {
     postMessage(`worker-polyfilled:${typeof WebLocksPolyfill}`);
+  } else if (data.cmd === 'spawn') {
+    // A worker of this worker, running this script: its log lines reach the page as
+    // `nested:<line>`.
+    nested = new Worker(location.href);
+    nested.onmessage = (event) => postMessage(`nested:${event.data}`);
+  } else if (data.cmd === 'nested') {
+    nested.postMessage(data.message);
   } else if (data.cmd === 'eval') {
     // Evaluates an expression here (awaiting it) and reports its value as JSON.
     let value;
