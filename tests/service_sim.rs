@@ -1,18 +1,20 @@
 //! Deterministic simulation of the lock service (src/service/) with the contexts' glue
 //! (js/connection.js) modelled around it: seeded random schedules of contexts that connect,
 //! request (every flavour), release, abort, query, run long tasks, say goodbye or crash at
-//! any point of their life; workers that crash (alone or with the tab hosting them) and are
-//! restarted, losing what was in flight; new ports that reach a worker already gone, or reach
-//! it late (handed on by a busy courier after the context gave up on them and tried
-//! another); late liveness signals; IndexedDB opens processed in either order. Invariants are checked after
-//! every step:
+//! any point of their life; pages with dedicated workers, which end with their page, or
+//! freeze with it in the back/forward cache (the page's goodbye names them) and thaw;
+//! workers that crash (alone or with the tab hosting them) and are restarted, losing what was
+//! in flight; new ports that reach a worker already gone, or reach it late (handed on by a
+//! busy courier after the context gave up on them and tried another); late liveness signals;
+//! IndexedDB opens processed in either order. Invariants are checked after every step:
 //!
 //! 1. never two conflicting holders of a name among the locks live contexts believe they
 //!    hold, across worker generations (a lock counts from the moment the context learns it
 //!    is granted until it releases it, or until the service steals it);
 //! 2. every lock and request of a dead context is gone from the live worker within
 //!    [`DEATH_BOUND`] of its death, or of the late arrival of a port it opened before (which
-//!    re-declares its state for as long as the worker takes to find its database gone);
+//!    re-declares its state for as long as the worker takes to find its database gone); so
+//!    are a frozen page's and its dedicated workers', until the page thaws;
 //! 3. every request and query of a live context is answered once activity stops;
 //! 4. once every context has ended, the service's tables are empty.
 //!
@@ -21,7 +23,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 
 use web_locks::core::Mode;
 use web_locks::protocol::{text, ClientMessage, Text, WorkerMessage};
@@ -82,6 +84,11 @@ enum Event {
     DeathCheck(usize),
     /// The registry stops handing out a crashed worker.
     Forget(usize),
+    /// A page in the back/forward cache is restored, and its dedicated workers with it.
+    Thaw(usize),
+    /// The locks of these contexts (a frozen page, and those of its dedicated workers its
+    /// goodbye could find) must be gone by now, unless the page has thawed.
+    FrozenCheck(usize, Vec<usize>),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -105,6 +112,15 @@ struct Req {
 
 struct Ctx {
     alive: bool,
+    /// A dedicated worker's page.
+    parent: Option<usize>,
+    /// A shared or service worker: it gets its ports through a courier, never freezes, and
+    /// has no dedicated workers. (A context with neither is a page.)
+    courier: bool,
+    /// In the back/forward cache (with its page): it runs nothing until thawed.
+    frozen: bool,
+    /// Frozen, its goodbye has reached a worker on a port that worker had not closed.
+    goodbye_heard: bool,
     busy_until: Time,
     client_id: Text,
     db: Text,
@@ -116,6 +132,8 @@ struct Ctx {
     late_until: Time,
     db_open: bool,
     port: Option<(usize, PortId)>,
+    /// The port whose hello a worker has handled last.
+    greeted: Option<(usize, PortId)>,
     welcomed: bool,
     watchdog: u64,
     backoff: Time,
@@ -149,6 +167,8 @@ struct Sim {
     /// The worker `new SharedWorker()` reaches: alive, or crashed and not yet forgotten.
     registry: Option<usize>,
     port_owner: HashMap<(usize, PortId), usize>,
+    /// The ports workers have closed.
+    closed: HashSet<(usize, PortId)>,
     fifo: HashMap<(bool, usize, PortId), Time>,
     dbs: HashMap<Text, Db>,
     trace: bool,
@@ -168,6 +188,7 @@ impl Sim {
             workers: Vec::new(),
             registry: None,
             port_owner: HashMap::new(),
+            closed: HashSet::new(),
             fifo: HashMap::new(),
             dbs: HashMap::new(),
             trace,
@@ -195,11 +216,16 @@ impl Sim {
 
     // ----- Contexts (a model of js/connection.js) ---------------------------------------
 
-    fn spawn_ctx(&mut self) {
+    fn spawn_ctx(&mut self, parent: Option<usize>) {
         let i = self.ctxs.len();
         let db = text(&format!("web-locks-client-{i}"));
+        let courier = parent.is_none() && self.rng.chance(30);
         self.ctxs.push(Ctx {
             alive: true,
+            parent,
+            courier,
+            frozen: false,
+            goodbye_heard: false,
             busy_until: 0,
             client_id: text(&format!("client-{i}")),
             db,
@@ -208,6 +234,7 @@ impl Sim {
             late_until: 0,
             db_open: false,
             port: None,
+            greeted: None,
             welcomed: false,
             watchdog: 0,
             backoff: 1000,
@@ -220,11 +247,13 @@ impl Sim {
         self.after(0, 40, Event::Act(i));
     }
 
-    /// A new port to whatever worker the registry hands out, greeted with hello.
+    /// A new port to whatever worker the registry hands out (a dedicated worker's: to the
+    /// worker its page is linked to), greeted with hello.
     fn attach(&mut self, c: usize) {
-        let gen = match self.registry {
-            Some(gen) => gen,
-            None => self.start_worker(c),
+        let through = self.ctxs[c].parent.and_then(|p| self.ctxs[p].port);
+        let gen = match (through, self.registry) {
+            (Some((gen, _)), _) | (None, Some(gen)) => gen,
+            (None, None) => self.start_worker(c),
         };
         let worker = &mut self.workers[gen];
         worker.next_port += 1;
@@ -234,8 +263,10 @@ impl Sim {
         }
         self.port_owner.insert((gen, port), c);
         // A port handed on by a busy courier (a shared or service worker's: js/couriers.js)
-        // reaches the worker after the context's watchdog gave up on it.
-        if self.rng.chance(4) {
+        // reaches the worker after the context's watchdog gave up on it. (A dedicated
+        // worker's page hands its ports on at once here: one handed on late would still come
+        // before the page's goodbye, on the page's port; not modelled.)
+        if self.ctxs[c].courier && self.rng.chance(6) {
             let late = self.now + self.rng.range(1100, 2500);
             self.fifo.insert((true, gen, port), late);
             self.ctxs[c].late_until = self.ctxs[c].late_until.max(late);
@@ -320,9 +351,31 @@ impl Sim {
         self.after(0, slow, Event::IdbOpen(c, db));
     }
 
+    /// A page's live dedicated workers.
+    fn children(&self, c: usize) -> Vec<usize> {
+        (0..self.ctxs.len())
+            .filter(|&k| self.ctxs[k].alive && self.ctxs[k].parent == Some(c))
+            .collect()
+    }
+
+    /// A page's goodbye, naming its dedicated workers.
+    fn goodbye(&mut self, c: usize) {
+        let children = self.children(c);
+        let names = children.iter().map(|&k| self.ctxs[k].client_id.clone());
+        let children = Some(names.collect());
+        self.post(c, ClientMessage::Goodbye { children });
+    }
+
     fn die(&mut self, c: usize, goodbye: bool) {
+        if !self.ctxs[c].alive {
+            return;
+        }
         if goodbye {
-            self.post(c, ClientMessage::Goodbye { children: None });
+            self.goodbye(c);
+        }
+        // A page's dedicated workers end with it (no goodbye of their own).
+        for child in self.children(c) {
+            self.die(child, false);
         }
         let ctx = &mut self.ctxs[c];
         ctx.alive = false;
@@ -338,6 +391,49 @@ impl Sim {
                 self.crash_worker(gen);
             }
         }
+    }
+
+    /// The page enters the back/forward cache (Connection.close(true)): goodbye, naming its
+    /// dedicated workers; what it held or waited for is lost, its database closed. It and
+    /// its workers (their databases open, their beliefs kept) run nothing until it thaws.
+    ///
+    /// Its goodbye finds a dedicated worker only if the worker it reaches has heard the
+    /// dedicated worker's hello first (it could be on its way, or have reached another worker
+    /// after a restart), and only if that worker still hears the page: it may have closed the
+    /// page's port, goodbye unread, having seen the page's database close first, or having
+    /// taken the page for dead before it froze (its database too slow to open). Only then are
+    /// they checked; otherwise they keep their locks until the page thaws (the glue cannot
+    /// order a hello on another port, or IndexedDB's news, behind its goodbye).
+    fn freeze(&mut self, c: usize) {
+        let page = self.ctxs[c].port.map(|(gen, _)| gen);
+        let mut checked: Vec<usize> = self
+            .children(c)
+            .into_iter()
+            .filter(|&k| {
+                let child = &self.ctxs[k];
+                child.greeted.is_some()
+                    && child.greeted == child.port
+                    && page == child.port.map(|(g, _)| g)
+            })
+            .collect();
+        checked.push(c);
+        self.ctxs[c].goodbye_heard = false;
+        self.goodbye(c);
+        let db = self.ctxs[c].db.clone();
+        self.close_db(&db);
+        let ctx = &mut self.ctxs[c];
+        ctx.reqs.clear();
+        ctx.port = None;
+        ctx.db_open = false;
+        let thaw = self.now + self.rng.range(DEATH_BOUND + 100, 2500);
+        let check = self.now.max(ctx.late_until) + DEATH_BOUND;
+        for k in self.children(c).into_iter().chain([c]) {
+            let ctx = &mut self.ctxs[k];
+            ctx.frozen = true;
+            ctx.busy_until = ctx.busy_until.max(thaw);
+        }
+        self.at(check, Event::FrozenCheck(c, checked));
+        self.at(thaw, Event::Thaw(c));
     }
 
     /// A context's connection to `db` closes: every watch blocked on it ends (the first
@@ -447,7 +543,11 @@ impl Sim {
             }
             86..=88 => self.die(c, false),
             89..=90 => self.die(c, true),
-            91..=93 if self.ctxs.len() < 7 => self.spawn_ctx(),
+            91..=93 if self.ctxs.len() < 7 => {
+                let page = self.ctxs[c].parent.is_none() && !self.ctxs[c].courier;
+                let child = page && self.rng.chance(50);
+                self.spawn_ctx(child.then_some(c));
+            }
             94..=95 => {
                 if let Some(gen) = self.registry {
                     if self.workers[gen].alive {
@@ -455,6 +555,7 @@ impl Sim {
                     }
                 }
             }
+            96..=97 if self.ctxs[c].parent.is_none() && !self.ctxs[c].courier => self.freeze(c),
             _ => {}
         }
     }
@@ -583,7 +684,9 @@ impl Sim {
                         self.at(t, Event::ToCtx(c, (gen, port), message));
                     }
                 }
-                Output::Close(_) => {}
+                Output::Close(port) => {
+                    self.closed.insert((gen, port));
+                }
                 Output::Watch(db) => self.after(0, 10, Event::IdbWatch(gen, db)),
                 Output::SetTimer(timer, ms) => {
                     let token = self.token();
@@ -606,6 +709,15 @@ impl Sim {
         match event {
             Event::ToWorker(gen, port, message) => {
                 if self.workers[gen].alive {
+                    let c = self.port_owner[&(gen, port)];
+                    match message {
+                        ClientMessage::Hello { .. } => self.ctxs[c].greeted = Some((gen, port)),
+                        ClientMessage::Goodbye { .. } => {
+                            let heard = !self.closed.contains(&(gen, port));
+                            self.ctxs[c].goodbye_heard |= heard;
+                        }
+                        _ => {}
+                    }
                     self.workers[gen].service.handle_message(port, message);
                     self.drain(gen);
                 }
@@ -696,6 +808,34 @@ impl Sim {
                     self.registry = None;
                 }
             }
+            Event::Thaw(c) => {
+                if self.ctxs[c].alive {
+                    for k in self.children(c).into_iter().chain([c]) {
+                        let ctx = &mut self.ctxs[k];
+                        ctx.frozen = false;
+                        // Its worker died meanwhile: a new one waited for it only so long,
+                        // and may have given its locks away (as to a survivor busy longer
+                        // than that); it learns so when it re-declares them.
+                        if ctx.port.is_some_and(|(gen, _)| !self.workers[gen].alive) {
+                            for r in ctx.reqs.values_mut() {
+                                r.revoked = true;
+                            }
+                        }
+                    }
+                    // pageshow: a client again, with a new database and port.
+                    self.evicted(c);
+                }
+            }
+            Event::FrozenCheck(c, mut checked) => {
+                if self.ctxs[c].frozen {
+                    if !self.ctxs[c].goodbye_heard {
+                        checked.retain(|&k| k == c);
+                    }
+                    for k in checked {
+                        self.check_released(k, "froze");
+                    }
+                }
+            }
         }
     }
 
@@ -735,7 +875,14 @@ impl Sim {
 
     fn check_exclusion(&self) {
         let mut holders: HashMap<&[u16], Vec<(usize, Mode)>> = HashMap::new();
-        for (c, ctx) in self.ctxs.iter().enumerate().filter(|(_, c)| c.alive) {
+        // (A frozen context runs nothing: what it believes it holds does not count until it
+        // thaws.)
+        let live = self
+            .ctxs
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.alive && !c.frozen);
+        for (c, ctx) in live {
             for r in ctx.reqs.values() {
                 if r.state == State::Held && !r.revoked {
                     for name in &r.names {
@@ -752,6 +899,11 @@ impl Sim {
     }
 
     fn check_dead_released(&self, c: usize) {
+        self.check_released(c, "died");
+    }
+
+    /// No live worker has a lock or request of context `c`.
+    fn check_released(&self, c: usize, what: &str) {
         let client_id = &self.ctxs[c].client_id;
         for (gen, worker) in self.workers.iter().enumerate().filter(|(_, w)| w.alive) {
             let (held, pending) = worker.service.locks();
@@ -761,7 +913,7 @@ impl Sim {
                 .any(|i| i.client_id == *client_id);
             assert!(
                 !stuck,
-                "context {c} died at {:?}; worker {gen} still has its locks at {}",
+                "context {c} {what} (died at {:?}); worker {gen} still has its locks at {}",
                 self.ctxs[c].died_at, self.now
             );
         }
@@ -774,7 +926,7 @@ fn schedule(seed: u64, trace: bool) -> u64 {
     let mut sim = Sim::new(seed, trace);
     let contexts = sim.rng.range(2, 4);
     for _ in 0..contexts {
-        sim.spawn_ctx();
+        sim.spawn_ctx(None);
         let gap = sim.rng.range(0, 30);
         sim.run(sim.now + gap);
     }
