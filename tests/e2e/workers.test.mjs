@@ -1,7 +1,8 @@
 // Shared and service workers: a user's SharedWorker (tests/e2e/shared-worker.js) and a
 // service worker (tests/e2e/service-worker.js) take locks that exclude a window's, release
 // them when they end, keep them (and their link to the lock worker) when the page that
-// carried their port goes away; a service worker with no window open. Native is the
+// carried their port goes away; a SharedWorker's own dedicated worker; a service worker with
+// no window open. Native is the
 // reference wherever it has the behaviour.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +51,27 @@ for (const impl of IMPLS) {
       await a.evaluate(() => T.tellShared('s', { cmd: 'close' }));
       await until(b, 'granted:b:shared-res:exclusive');
       console.log(`# ${where}${impl}: SharedWorker close() → waiter granted in ${Date.now() - t0} ms`);
+    });
+
+    // A dedicated worker of a SharedWorker asks the SharedWorker for its link, as it would
+    // a page; it ends with it.
+    it("a dedicated worker of a user's SharedWorker: its lock excludes a window's; the SharedWorker's close() releases it", async (t) => {
+      const [a, b] = await fresh(2);
+      await a.evaluate(() => T.connectShared('s'));
+      await until(a, ready);
+      await a.evaluate(() => T.tellShared('s', { cmd: 'spawn' }));
+      if ((await said(a, 'shared-nested:')) === 'shared-nested:none') {
+        await a.evaluate(() => T.tellShared('s', { cmd: 'close' }));
+        return t.skip('this browser has no Worker in shared workers');
+      }
+      await until(a, 'shared-nested:worker-ready');
+      const message = { cmd: 'hold', key: 'n1', name: 'shared-child' };
+      await a.evaluate((m) => T.tellShared('s', { cmd: 'nested', message: m }), message);
+      await until(a, 'shared-nested:worker-granted:n1:shared-child');
+      await hold(b, 'b', 'shared-child');
+      await assertWaitsBehind(b, 'shared-child');
+      await a.evaluate(() => T.tellShared('s', { cmd: 'close' }));
+      await until(b, 'granted:b:shared-child:exclusive');
     });
 
     it("a user's SharedWorker ends with its last page: its lock is released", async () => {
