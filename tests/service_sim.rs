@@ -351,11 +351,22 @@ impl Sim {
         self.after(0, slow, Event::IdbOpen(c, db));
     }
 
+    fn is_page(&self, c: usize) -> bool {
+        self.ctxs[c].parent.is_none() && !self.ctxs[c].courier
+    }
+
     /// A page's live dedicated workers.
     fn children(&self, c: usize) -> Vec<usize> {
         (0..self.ctxs.len())
             .filter(|&k| self.ctxs[k].alive && self.ctxs[k].parent == Some(c))
             .collect()
+    }
+
+    /// A page and its live dedicated workers: what the back/forward cache freezes.
+    fn frozen_with(&self, c: usize) -> Vec<usize> {
+        let mut family = self.children(c);
+        family.push(c);
+        family
     }
 
     /// A page's goodbye, naming its dedicated workers.
@@ -411,9 +422,7 @@ impl Sim {
             .into_iter()
             .filter(|&k| {
                 let child = &self.ctxs[k];
-                child.greeted.is_some()
-                    && child.greeted == child.port
-                    && page == child.port.map(|(g, _)| g)
+                child.port.is_some_and(|(gen, _)| Some(gen) == page) && child.greeted == child.port
             })
             .collect();
         checked.push(c);
@@ -426,8 +435,9 @@ impl Sim {
         ctx.port = None;
         ctx.db_open = false;
         let thaw = self.now + self.rng.range(DEATH_BOUND + 100, 2500);
-        let check = self.now.max(ctx.late_until) + DEATH_BOUND;
-        for k in self.children(c).into_iter().chain([c]) {
+        // (A page's ports are never late: see `attach`.)
+        let check = self.now + DEATH_BOUND;
+        for k in self.frozen_with(c) {
             let ctx = &mut self.ctxs[k];
             ctx.frozen = true;
             ctx.busy_until = ctx.busy_until.max(thaw);
@@ -544,8 +554,7 @@ impl Sim {
             86..=88 => self.die(c, false),
             89..=90 => self.die(c, true),
             91..=93 if self.ctxs.len() < 7 => {
-                let page = self.ctxs[c].parent.is_none() && !self.ctxs[c].courier;
-                let child = page && self.rng.chance(50);
+                let child = self.is_page(c) && self.rng.chance(50);
                 self.spawn_ctx(child.then_some(c));
             }
             94..=95 => {
@@ -555,7 +564,7 @@ impl Sim {
                     }
                 }
             }
-            96..=97 if self.ctxs[c].parent.is_none() && !self.ctxs[c].courier => self.freeze(c),
+            96..=97 if self.is_page(c) => self.freeze(c),
             _ => {}
         }
     }
@@ -802,7 +811,7 @@ impl Sim {
                 }
             }
             Event::Act(c) => self.act(c),
-            Event::DeathCheck(c) => self.check_dead_released(c),
+            Event::DeathCheck(c) => self.check_released(c, "died"),
             Event::Forget(gen) => {
                 if self.registry == Some(gen) {
                     self.registry = None;
@@ -810,7 +819,7 @@ impl Sim {
             }
             Event::Thaw(c) => {
                 if self.ctxs[c].alive {
-                    for k in self.children(c).into_iter().chain([c]) {
+                    for k in self.frozen_with(c) {
                         let ctx = &mut self.ctxs[k];
                         ctx.frozen = false;
                         // Its worker died meanwhile: a new one waited for it only so long,
@@ -896,10 +905,6 @@ impl Sim {
                 panic!("conflicting holders of {name:?} at {}: {hs:?}", self.now);
             }
         }
-    }
-
-    fn check_dead_released(&self, c: usize) {
-        self.check_released(c, "died");
     }
 
     /// No live worker has a lock or request of context `c`.

@@ -133,8 +133,8 @@ for (const impl of IMPLS) {
       await until(page, 'granted:p:shared-res:exclusive');
     });
 
-    // A worker of a dedicated worker asks its parent for its link, as its parent asked the
-    // page.
+    // A worker of a dedicated worker asks its parent for its link; the parent hands the
+    // request on to the page.
     it("a worker of a dedicated worker: its locks exclude the window's, and its parent's terminate() releases them", async () => {
       const [page] = await fresh(1);
       await page.evaluate(() => T.spawn('w'));

@@ -2,8 +2,7 @@
 // service worker (tests/e2e/service-worker.js) take locks that exclude a window's, release
 // them when they end, keep them (and their link to the lock worker) when the page that
 // carried their port goes away; a SharedWorker's own dedicated worker; a service worker with
-// no window open. Native is the
-// reference wherever it has the behaviour.
+// no window open. Native is the reference wherever it has the behaviour.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
