@@ -99,27 +99,21 @@ function adoptWorkers(connection) {
       connection.adopt(event.ports[0], event.data.child);
     }
   };
-  const NativeWorker = globalThis.Worker;
-  if (typeof NativeWorker === 'function' && !NativeWorker[CONNECT]) {
-    class Worker extends NativeWorker {
-      constructor(...args) {
-        super(...args);
-        this.addEventListener('message', answer);
-      }
+  // Each wrapped by a Proxy, which looks native to every look (name, length, prototype,
+  // statics, subclassing) and adds the listener to each worker it makes. The native
+  // constructor is marked, so that a second copy of the package wraps it no more, and keeps
+  // itself under the mark: the lock worker is started with the native SharedWorker.
+  for (const name of ['Worker', 'SharedWorker']) {
+    const Native = globalThis[name];
+    if (typeof Native === 'function' && !Native[CONNECT]) {
+      Object.defineProperty(Native, CONNECT, { value: Native });
+      const construct = (_, args, newTarget) => {
+        const worker = Reflect.construct(Native, args, newTarget);
+        (worker.port || worker).addEventListener('message', answer); // (a SharedWorker's port)
+        return worker;
+      };
+      defineGlobal(name, new Proxy(Native, { construct }));
     }
-    Worker[CONNECT] = true;
-    defineGlobal('Worker', Worker);
-  }
-  const NativeShared = globalThis.SharedWorker;
-  if (typeof NativeShared === 'function' && !NativeShared[CONNECT]) {
-    class SharedWorker extends NativeShared {
-      constructor(...args) {
-        super(...args);
-        this.port.addEventListener('message', answer);
-      }
-    }
-    SharedWorker[CONNECT] = NativeShared; // the lock worker is started with the native one
-    defineGlobal('SharedWorker', SharedWorker);
   }
   if (typeof document === 'undefined') return; // only windows are asked by service workers
   let container;

@@ -29,8 +29,10 @@ function slotsOf(map, object) {
 const lostError = () =>
   domException('AbortError', 'The lock was released: the page entered the back/forward cache.');
 
+// (Constructors take their arguments as a rest parameter: the interface objects' length is
+// 0, as WebIDL's for an interface without a constructor.)
 export class Lock {
-  constructor(token, name, mode) {
+  constructor(...[token, name, mode]) {
     if (token !== CONSTRUCT) throw illegal();
     locks.set(this, { name, mode });
   }
@@ -46,7 +48,7 @@ export class Lock {
 shapeInterface(Lock, 'Lock', ['name', 'mode']);
 
 export class LockManager {
-  constructor(token, connection) {
+  constructor(...[token, connection]) {
     if (token !== CONSTRUCT) throw illegal();
     managers.set(this, connection);
   }
@@ -181,14 +183,9 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
   return new Promise((resolve, reject) => {
     const id = connection.newId();
     let state = 'pending'; // → 'held' | 'aborted' | 'stolen' | 'done'
-    const invoke = (lock) => {
-      // Invoking a callback whose return type is Promise<any>: throws become rejections.
-      try {
-        return Promise.resolve(callback.call(undefined, lock));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
+    // Invoking a callback whose return type is Promise<any> (WebIDL): called as is (no
+    // lookup of its `call`), its result resolves a new promise, a throw rejects it.
+    const invoke = (lock) => new Promise((settle) => settle(Reflect.apply(callback, undefined, [lock])));
     // Every answer ends the wait: no more listening to the signal.
     let unwatch;
     const end = (next) => {

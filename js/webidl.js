@@ -1,6 +1,9 @@
 // WebIDL conversions for LockManager.request() (https://webidl.spec.whatwg.org/).
 
 const MODES = ['exclusive', 'shared'];
+// Captured now: a detached iframe's global may have lost it by the time it is called, as
+// errors.js says of DOMException.
+const Signal = globalThis.AbortSignal;
 
 // DOMString: ToString, which throws a TypeError for symbols.
 export function toDOMString(value) {
@@ -27,7 +30,7 @@ export function toLockOptions(value) {
   }
   const signal = value.signal;
   if (signal !== undefined) {
-    if (!branded(signal, () => AbortSignal.prototype, 'aborted')) {
+    if (!branded(signal, () => Signal.prototype, 'aborted')) {
       throw new TypeError("Failed to execute 'request' on 'LockManager': Failed to read the 'signal' property from 'LockOptions': Failed to convert value to 'AbortSignal'.");
     }
     options.signal = signal;
@@ -60,10 +63,9 @@ export function toCallback(value) {
 
 // Makes accessors and methods enumerable, as WebIDL defines them, and adds the
 // toStringTag; `names` are the prototype's own members to adjust. The interface object is
-// named `tag` whatever a minifier called the class, and its length is 0 (no constructor).
+// named `tag` whatever a minifier called the class (its length is 0: see js/lock-manager.js).
 export function shapeInterface(cls, tag, names) {
   Object.defineProperty(cls, 'name', { value: tag, configurable: true });
-  Object.defineProperty(cls, 'length', { value: 0, configurable: true });
   for (const name of names) {
     const desc = Object.getOwnPropertyDescriptor(cls.prototype, name);
     desc.enumerable = true;

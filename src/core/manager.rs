@@ -78,7 +78,9 @@ impl LockManager {
 
     /// §4.1 request a lock (the steps enqueued on the lock task queue, step 3).
     /// The API-level checks of §3.2.1 (reserved names, option combinations, aborted signal)
-    /// are the caller's: every combination is well defined here.
+    /// are the caller's ([`crate::protocol::flavor`] for the worker). A steal must be
+    /// exclusive (step 7): a shared steal of a scope would make a request ready once per
+    /// name it shares with the steal, granting it twice.
     pub fn request(
         &mut self,
         client: ClientId,
@@ -100,6 +102,10 @@ impl LockManager {
         mode: Mode,
         flavor: Flavor,
     ) -> Result<(), RequestError> {
+        debug_assert!(
+            flavor != Flavor::Steal || mode == Mode::Exclusive,
+            "§3.2.1 step 7: the caller refuses a shared steal"
+        );
         self.check(id, names)?;
         let mut affected = Vec::new();
         match flavor {

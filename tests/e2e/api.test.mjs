@@ -102,6 +102,7 @@ for (const impl of IMPLS) {
         const out = {};
         out.managerTag = Object.prototype.toString.call(navigator.locks);
         out.isManager = navigator.locks instanceof LockManager;
+        out.interfaces = [LockManager.name, LockManager.length, Lock.name, Lock.length];
         out.requestLength = LockManager.prototype.request.length;
         out.queryLength = LockManager.prototype.query.length;
         out.enumerable = Object.keys(LockManager.prototype).sort().join();
@@ -132,6 +133,7 @@ for (const impl of IMPLS) {
       assert.deepEqual(shape, {
         managerTag: '[object LockManager]',
         isManager: true,
+        interfaces: ['LockManager', 0, 'Lock', 0],
         requestLength: 2,
         queryLength: 0,
         enumerable: 'query,request',
@@ -145,6 +147,61 @@ for (const impl of IMPLS) {
         brand: 'TypeError',
         sameManager: true,
       });
+    });
+
+    // (The polyfill wraps them, to hear its dedicated and shared workers ask for a link.)
+    it('Worker and SharedWorker look as the platform made them', async () => {
+      const look = await page.evaluate(async () => {
+        const out = {};
+        for (const C of [Worker, SharedWorker]) {
+          out[C.name] = [
+            C.length,
+            Object.keys(C).join(),
+            Object.getPrototypeOf(C.prototype) === EventTarget.prototype,
+            /\[native code\]/.test(Function.prototype.toString.call(C)),
+          ];
+        }
+        const url = URL.createObjectURL(new Blob(['onconnect = () => {}; onmessage = () => {}']));
+        class Mine extends Worker {}
+        const mine = new Mine(url);
+        out.subclass = [mine instanceof Mine, mine instanceof Worker];
+        mine.terminate();
+        out.shared = new SharedWorker(url) instanceof SharedWorker;
+        try {
+          Worker(url);
+          out.called = 'constructed';
+        } catch (e) {
+          out.called = e.constructor.name;
+        }
+        return out;
+      });
+      assert.deepEqual(look, {
+        Worker: [1, '', true, true],
+        SharedWorker: [1, '', true, true],
+        subclass: [true, true],
+        shared: true,
+        called: 'TypeError',
+      });
+    });
+
+    // WebIDL invokes a callback function as it is: its own `call` is not looked up.
+    it('the callback is called as is', async () => {
+      const result = await page.evaluate(async () => {
+        const out = [];
+        const callback = () => 'ran';
+        callback.call = 42;
+        out.push(await navigator.locks.request('as-is', callback));
+        const looked = [];
+        const proxy = new Proxy(() => 'proxy', { get: (t, key) => (looked.push(String(key)), t[key]) });
+        out.push(await navigator.locks.request('as-is', proxy), looked.join());
+        const thrower = () => {
+          throw new RangeError('thrown');
+        };
+        thrower.call = () => 'hijacked';
+        out.push(await navigator.locks.request('as-is', thrower).catch((e) => e.name));
+        return out;
+      });
+      assert.deepEqual(result, ['ran', 'proxy', '', 'RangeError']);
     });
 
     it('runs the callback asynchronously and holds the lock until its promise settles', async () => {
