@@ -283,8 +283,10 @@ export class Connection {
     if (!persisted && (this.dbState === 'open' || this.dbState === 'opening')) return;
     // Entering the cache, it stays unconnected until restored (pageshow: `suspended` off):
     // a request made meanwhile (a retry on the AbortError below) waits here, rather than
-    // connecting a cached page, whose lock none could then take while it is frozen.
-    this.suspended = persisted;
+    // connecting a cached page, whose lock none could then take while it is frozen. Unloaded
+    // (a context with no database), it stays so for good: a request its last tasks make
+    // would otherwise connect it again, as a client no goodbye would ever end.
+    this.suspended = true;
     clearTimeout(this.retry);
     this.failures = 0;
     if (this.link) {

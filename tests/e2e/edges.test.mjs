@@ -227,6 +227,28 @@ describe(`${where}polyfill: edges`, () => {
     });
   }
 
+  // A context without IndexedDB has no database for the worker to watch: it says goodbye at
+  // pagehide. A request made after that (here by the app's own pagehide listener, a last
+  // save under a lock) must not connect it again as a client that nothing would end.
+  it('a context without IndexedDB: a request after its goodbye leaves nothing held', async () => {
+    const [b] = await sessions.fresh(1);
+    await sessions.current.context.addInitScript(() => {
+      if (location.search.includes('noidb')) Object.defineProperty(window, 'indexedDB', { value: undefined });
+    });
+    const a = await sessions.current.page('/tests/e2e/page.html?noidb');
+    assert.equal(await a.evaluate(() => typeof indexedDB), 'undefined');
+    await a.evaluate(() =>
+      addEventListener('pagehide', () => navigator.locks.request('save', () => new Promise((r) => setTimeout(r, 30)))),
+    );
+    await hold(a, 'a', 'other');
+    await until(a, 'granted:a:other:exclusive');
+    await a.close();
+    await hold(b, 'b', 'save');
+    await until(b, 'granted:b:save:exclusive');
+    await hold(b, 'b2', 'other');
+    await until(b, 'granted:b2:other:exclusive');
+  });
+
   // Tab V starts the lock worker and holds a lock; tab A, open but not yet connected (it
   // loaded the package without installing it), creates its lock manager the moment V's
   // renderer crashes, taking the worker with it: A's first port can reach the dying worker
