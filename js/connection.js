@@ -17,6 +17,8 @@ const WORKER_NAME = 'web-locks-polyfill';
 const WELCOME_MS = 1000;
 const WELCOME_MAX_MS = 8000;
 let dbCount = 0;
+// A lifeline found missing (watchWorker).
+let missing;
 
 function inDedicatedWorker() {
   return typeof DedicatedWorkerGlobalScope === 'function' && self instanceof DedicatedWorkerGlobalScope;
@@ -235,12 +237,17 @@ export class Connection {
   // through only when the worker has died (a SharedWorker can die with the tab that started
   // it, leaving our port silently dead).
   watchWorker(db) {
-    if (!db || typeof indexedDB === 'undefined') return; // the worker has no lifeline
+    // (Not a lifeline found missing: see below.)
+    if (!db || typeof indexedDB === 'undefined' || db === missing) return; // the worker has no lifeline
     const port = this.link;
     const request = indexedDB.open(db, 2);
-    request.onupgradeneeded = () => {
+    request.onupgradeneeded = (event) => {
       request.transaction.abort();
       indexedDB.deleteDatabase(db);
+      // Version 0: it does not exist. Its worker died and another context deleted it, or the
+      // site's storage was cleared under a worker that lives on (README "Known limits") and
+      // names it again: not watched again, rather than reconnecting to that worker in a loop.
+      if (!event.oldVersion) missing = db;
       if (this.link === port) this.reconnect();
     };
     request.onerror = (event) => event.preventDefault(); // the upgrade we aborted

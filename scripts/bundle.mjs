@@ -15,13 +15,21 @@ const internal = [
   'failure', 'hellos', 'suspended', 'dispatch', 'link', 'database', 'post', 'send', 'done', 'fail',
   'reachable', 'urlOfWorker', 'ownId', 'delivered', 'dedicated',
 ];
+// The internals the extension entries reach through the main one (js/internals.js) are
+// renamed too, the same way in every bundle (a fixed map), since they cross from one bundle
+// to another. (Measured: −39 B gzip on the ESM page, −43 B on the classic one.)
+const shared = [
+  'abortReason', 'addAbortAlgorithm', 'domException', 'reasons', 'checkRequest', 'connectionOf',
+  'readArguments', 'scopeRuns', 'sendRequest', 'toDOMString', 'toLockOptions',
+];
 const common = {
   bundle: true,
   minify: true,
   target: TARGETS,
   legalComments: 'none',
   logLevel: 'warning',
-  mangleProps: new RegExp(`^(${internal.join('|')})$`),
+  mangleProps: new RegExp(`^(${[...internal, ...shared].join('|')})$`),
+  mangleCache: Object.fromEntries(shared.map((name, i) => [name, `$${i}`])),
 };
 
 await rm('dist', { recursive: true, force: true });

@@ -28,6 +28,11 @@ export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', s
       return;
     }
     path = '/' + path.slice(base.length);
+    // (For the end-to-end test of the site's storage cleared under open tabs.)
+    if (path === '/tests/e2e/clear-site-data') {
+      res.writeHead(200, { 'clear-site-data': '"storage"', 'cache-control': 'no-store' }).end();
+      return;
+    }
     if (path.endsWith('/')) path += root === ROOT && path === '/' ? 'www/index.html' : 'index.html';
     const file = normalize(join(root, path));
     if (!file.startsWith(root)) {

@@ -249,6 +249,25 @@ describe(`${where}polyfill: edges`, () => {
     await until(b, 'granted:b2:other:exclusive');
   });
 
+  // The site's storage cleared while a tab is open (README "Known limits"): the lock worker
+  // lives on without its lifeline, and names it in every welcome. A tab opened afterwards
+  // finds it missing: it reconnects once, not in a loop (it did, ~370 times a second), and
+  // is served.
+  it('storage cleared under a running lock worker: a new tab does not reconnect in a loop', async () => {
+    const [a] = await sessions.fresh(1);
+    await hold(a, 'a', 'before');
+    await until(a, 'granted:a:before:exclusive');
+    await a.evaluate(() => fetch('/tests/e2e/clear-site-data'));
+    await sleep(300);
+    await sessions.current.context.addInitScript(recordProtocol, 'success');
+    const d = await sessions.current.page();
+    await hold(d, 'd', 'after');
+    await until(d, 'granted:d:after:exclusive');
+    await sleep(1500);
+    const hellos = await d.evaluate(() => __protocol.filter((e) => e.startsWith('hello:')).length);
+    assert.ok(hellos <= 2, `${hellos} hellos`);
+  });
+
   // Tab V starts the lock worker and holds a lock; tab A, open but not yet connected (it
   // loaded the package without installing it), creates its lock manager the moment V's
   // renderer crashes, taking the worker with it: A's first port can reach the dying worker
