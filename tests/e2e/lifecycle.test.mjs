@@ -149,7 +149,7 @@ for (const impl of IMPLS) {
       await page.evaluate(() => T.spawn('w'));
       await until(page, 'worker-ready');
       await page.evaluate(() => T.tell('w', { cmd: 'spawn' }));
-      await until(page, 'nested:worker-ready');
+      await until(page, 'nested:worker-ready', 30_000); // (a worker's worker: slow to start under load)
       await page.evaluate(() => T.tell('w', { cmd: 'nested', message: { cmd: 'hold', key: 'n1', name: 'deep' } }));
       await until(page, 'nested:worker-granted:n1:deep');
       await hold(page, 'p', 'deep');

@@ -333,7 +333,7 @@ describe(`${where}polyfill: recovery`, () => {
       await a.evaluate(() => T.tell('w', { cmd: 'hold', key: 'wk', name: 'dw' }));
       await until(a, 'worker-granted:wk:dw');
       await a.evaluate(() => T.tell('w', { cmd: 'spawn' }));
-      await until(a, 'nested:worker-ready');
+      await until(a, 'nested:worker-ready', 30_000); // (a worker's worker: slow to start under load)
       await nested({ cmd: 'hold', key: 'nk', name: 'nw' });
       await until(a, 'nested:worker-granted:nk:nw');
       await hold(b, 'b', 'dw');
