@@ -99,20 +99,25 @@ function adoptWorkers(connection) {
       connection.adopt(event.ports[0], event.data.child);
     }
   };
-  // Each wrapped by a Proxy, which looks native to every look (name, length, prototype,
-  // statics, subclassing) and adds the listener to each worker it makes. The native
-  // constructor is marked, so that a second copy of the package wraps it no more, and keeps
-  // itself under the mark: the lock worker is started with the native SharedWorker.
+  // Each wrapped by a subclass that adds the listener to each worker it makes, named and
+  // sized as the platform's constructor whatever a minifier called it. (A Proxy of the
+  // constructor would look more native still, but with it a worker's own worker failed to
+  // start now and then in Firefox ESR, in two full test runs of three.) The mark, not
+  // enumerable, keeps the native constructor: a second copy of the package wraps it no more,
+  // and the lock worker is started with the native SharedWorker.
   for (const name of ['Worker', 'SharedWorker']) {
     const Native = globalThis[name];
     if (typeof Native === 'function' && !Native[CONNECT]) {
-      Object.defineProperty(Native, CONNECT, { value: Native });
-      const construct = (_, args, newTarget) => {
-        const worker = Reflect.construct(Native, args, newTarget);
-        (worker.port || worker).addEventListener('message', answer); // (a SharedWorker's port)
-        return worker;
+      const Wrapped = class extends Native {
+        constructor(...args) {
+          super(...args);
+          (this.port || this).addEventListener('message', answer); // (a SharedWorker's port)
+        }
       };
-      defineGlobal(name, new Proxy(Native, { construct }));
+      for (const [key, value] of [['name', name], ['length', 1], [CONNECT, Native]]) {
+        Object.defineProperty(Wrapped, key, { value });
+      }
+      defineGlobal(name, Wrapped);
     }
   }
   if (typeof document === 'undefined') return; // only windows are asked by service workers
