@@ -237,8 +237,8 @@ export class Connection {
   // through only when the worker has died (a SharedWorker can die with the tab that started
   // it, leaving our port silently dead).
   watchWorker(db) {
-    // (Not a lifeline found missing: see below.)
-    if (!db || typeof indexedDB === 'undefined' || db === missing) return; // the worker has no lifeline
+    // (No lifeline, or one found missing: see below.)
+    if (!db || typeof indexedDB === 'undefined' || db === missing) return;
     const port = this.link;
     const request = indexedDB.open(db, 2);
     request.onupgradeneeded = (event) => {
