@@ -349,16 +349,18 @@ export class Connection {
 
   // The lock worker cannot serve (its script or its wasm failed to load): what waits on it
   // fails, and the next message tries a new port (which fails the same way, or works if the
-  // cause has gone) rather than waiting on this one forever.
+  // cause has gone) rather than waiting on this one forever. A lock held (its callback runs
+  // on) is kept, and a new port is tried every second meanwhile: the worker that starts once
+  // loading works again (a new worker of another tab awaits this context for 3 s,
+  // recovery.rs) gets it back as a `reclaim`, and gives it to no one else meanwhile.
   fail(reason, port) {
     if (port && port !== this.link) return; // an earlier port's worker
     console.error('web-locks: ' + reason);
-    clearTimeout(this.retry);
     this.failures = 0;
     if (this.link) this.link.close();
     this.link = null;
-    const handlers = [...this.handlers.values()];
-    this.handlers.clear();
-    for (const handler of handlers) handler.error(domException('InvalidStateError', reason));
+    // (`true`: a held lock's handler stays.)
+    for (const handler of [...this.handlers.values()]) handler.error(domException('InvalidStateError', reason), true);
+    this.handlers.size ? this.awaitWelcome(null) : clearTimeout(this.retry);
   }
 }

@@ -239,7 +239,9 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
         end('stolen');
         reject(stolenError());
       },
-      error(error) {
+      // (`failed`: the lock worker cannot load, connection.js; a held lock is kept.)
+      error(error, failed) {
+        if (failed && state === 'held') return;
         connection.done(id);
         end('done');
         reject(error);

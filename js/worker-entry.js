@@ -61,10 +61,11 @@
     early = null;
     opened.then(wasm_bindgen.lifeline_open);
   }, function (error) {
-    // (Each client logs it and rejects its requests with it.)
+    // (Each client logs it and rejects its requests with it.) The worker ends: a client's
+    // next port gets a new one, which tries again (and works if the cause has gone). A port
+    // that connected too late for this is replaced by its client's welcome watchdog.
     var message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
     early.forEach(function (port) { port.postMessage(message); });
-    removeEventListener('connect', keep);
-    addEventListener('connect', function (event) { event.ports[0].postMessage(message); });
+    close();
   });
 })();

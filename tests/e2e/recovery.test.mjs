@@ -175,6 +175,40 @@ describe(`${where}polyfill: recovery`, () => {
     await until(a, 'rejected:w:AbortError:true');
   });
 
+  // The lock worker dies and the new one cannot load (offline, say): waiting requests reject,
+  // but a lock whose callback still runs stays the page's. It tries a new worker every
+  // second, so that once loading works again, the worker that starts (here, maybe another
+  // tab's) gets the lock back and gives it to no one else meanwhile.
+  it('a new worker that cannot load: a held lock stays held, and is reclaimed once one loads', { skip: needsCdp }, async () => {
+    const [a] = await fresh(1);
+    await hold(a, 'a', 'x');
+    await until(a, 'granted:a:x:exclusive');
+    await hold(a, 'w', 'x'); // waits behind it
+    await query(a);
+    await a.evaluate(() => {
+      const Native = SharedWorker.__webLocksPolyfillConnect;
+      T.failing = true;
+      window.SharedWorker = function (url, options) {
+        return new Native(T.failing ? '/tests/e2e/no-such-worker.js' : url, options);
+      };
+    });
+    await armFault(a);
+    await hold(a, 't', 'y'); // its name is decoded: the fault
+    await until(a, 'rejected:w:InvalidStateError:true');
+    await until(a, 'rejected:t:InvalidStateError:true');
+    await a.evaluate(() => (T.failing = false)); // loading works again
+    const b = await sessions.current.page();
+    await hold(b, 'b', 'x');
+    await new Promise((r) => setTimeout(r, 4000)); // past a new worker's 3 s wait for survivors
+    assert.ok(!(await b.evaluate(() => T.log)).some((e) => e.startsWith('granted:b')), 'b never holds x with a');
+    const { held } = await query(b);
+    assert.deepEqual(rows(held), ['x:exclusive']);
+    assert.deepEqual(await a.evaluate(() => T.log.filter((e) => e.includes(':a:'))), ['granted:a:x:exclusive']);
+    await release(a, 'a');
+    await until(a, 'resolved:a:done-a');
+    await until(b, 'granted:b:x:exclusive');
+  });
+
   // The worker takes a live context for dead when its database goes away under it (here
   // closed; a user clearing the site's data does the same) or opens too late: it hands the
   // context's locks on, as for a crash, and tells it `evicted` before closing its port
