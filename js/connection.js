@@ -15,7 +15,10 @@ const WORKER_NAME = 'web-locks-polyfill';
 // A port unanswered for this long is given up for a new one; the bound doubles with each
 // consecutive failure, up to the maximum.
 const WELCOME_MS = 1000;
-const WELCOME_MAX_MS = 8000;
+// (At most 2 s: a context holding a lock reconnects within a new worker's 3 s wait for
+// survivors, recovery.rs, also when it has no other way to learn that the worker failed: a
+// dedicated worker, whose port is in its parent's `adopt`.)
+const WELCOME_MAX_MS = 2000;
 let dbCount = 0;
 // A lifeline found missing (watchWorker).
 let missing;
@@ -271,11 +274,17 @@ export class Connection {
   // the port: a new database, a new port, everything re-declared (a lock given away
   // meanwhile comes back as stolen).
   evicted() {
+    this.forgetDatabase();
+    this.reconnect();
+  }
+
+  // Closes this context's database (the worker watching it takes the context for gone); the
+  // next port gets a new one.
+  forgetDatabase() {
     if (this.database) this.database.close();
     this.database = null;
     this.dbName = null;
     this.dbState = null;
-    this.reconnect();
   }
 
   // §2.6 at `pagehide`. Entering the back/forward cache (`persisted`; called at the `freeze`
@@ -306,10 +315,7 @@ export class Connection {
     const handlers = [...this.handlers.values()];
     this.handlers.clear();
     if (persisted) for (const handler of handlers) handler.lost();
-    if (this.database) this.database.close();
-    this.database = null;
-    this.dbName = null;
-    this.dbState = null;
+    this.forgetDatabase();
   }
 
   dispatch(message) {
@@ -352,7 +358,8 @@ export class Connection {
   // cause has gone) rather than waiting on this one forever. A lock held (its callback runs
   // on) is kept, and a new port is tried every second meanwhile: the worker that starts once
   // loading works again (a new worker of another tab awaits this context for 3 s,
-  // recovery.rs) gets it back as a `reclaim`, and gives it to no one else meanwhile.
+  // recovery.rs) gets it back as a `reclaim`, and gives it to no one else meanwhile. Holding
+  // nothing, the context closes its database, so that such a worker does not wait for it.
   fail(reason, port) {
     if (port && port !== this.link) return; // an earlier port's worker
     console.error('web-locks: ' + reason);
@@ -361,6 +368,8 @@ export class Connection {
     this.link = null;
     // (`true`: a held lock's handler stays.)
     for (const handler of [...this.handlers.values()]) handler.error(domException('InvalidStateError', reason), true);
-    this.handlers.size ? this.awaitWelcome(null) : clearTimeout(this.retry);
+    if (this.handlers.size) return this.awaitWelcome(null);
+    clearTimeout(this.retry);
+    this.forgetDatabase();
   }
 }

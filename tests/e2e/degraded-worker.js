@@ -1,10 +1,18 @@
 // A lock worker in a degraded environment (the query string says which), for
-// tests/e2e/edges.test.mjs. Its IndexedDB unusable in one way: the loader
+// tests/e2e/edges.test.mjs. A fault inside it (`fault`, below), or its IndexedDB unusable in one way: the loader
 // (js/worker-entry.js) must still serve — welcoming without a lifeline, surveying nothing —
 // and the worker must serve its clients unwatched. `streaming-fails`: the wasm cannot be
 // compiled while streaming (as when a server sends it with another MIME type): the glue
 // compiles it from its bytes.
 const mode = location.search.slice(1);
+// `fault`: reading the name `fault` throws, inside the wasm (as a bug there would).
+if (mode === 'fault') {
+  const charCodeAt = String.prototype.charCodeAt;
+  String.prototype.charCodeAt = function (at) {
+    if (String(this) === 'fault') throw new Error('injected fault');
+    return charCodeAt.call(this, at);
+  };
+}
 if (mode === 'streaming-fails') {
   WebAssembly.instantiateStreaming = () => Promise.reject(new TypeError('Incorrect response MIME type'));
 }
@@ -24,5 +32,7 @@ if (mode === 'throws') {
 } else if (mode === 'no-databases') {
   factory = { open: (name, version) => real.open(name, version), deleteDatabase: (name) => real.deleteDatabase(name) };
 }
-if (mode !== 'streaming-fails') Object.defineProperty(self, 'indexedDB', { value: factory, configurable: true });
+if (['missing', 'throws', 'fails', 'no-databases'].includes(mode)) {
+  Object.defineProperty(self, 'indexedDB', { value: factory, configurable: true });
+}
 importScripts('/dist/web-locks-worker.js');

@@ -5,7 +5,7 @@
 // fresh lock manager, for the polyfill a fresh lock worker).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, freshSessions, hold, launch, needsCdp, newSession, query, until, where } from './browser.mjs';
+import { BROWSER, IMPLS, freshSessions, hold, launch, needsCdp, newSession, query, until, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -146,11 +146,9 @@ for (const impl of IMPLS) {
       assert.ok(!(await page.evaluate(() => T.log)).some((e) => e.startsWith('blob-error')));
     });
 
-    it("a tab busy in a 3 s long task does not delay another tab's first request()", async () => {
-      const [host] = await fresh(1);
-      await query(host); // for the polyfill: the host tab starts the lock worker
-      const b = await sessions.current.page();
-      await sleep(1000); // b has loaded (and installed) well before the long task
+    // A 3 s long task in `host`; 300 ms into it, the first request() of the page `pageOf()`
+    // gives: when it was made and granted, and when the task began and ended (ms).
+    async function firstRequestDuringLongTask(host, pageOf) {
       await host.evaluate(() => {
         setTimeout(() => {
           window.busy = [Date.now()];
@@ -159,18 +157,39 @@ for (const impl of IMPLS) {
         }, 0);
       });
       await sleep(300);
-      const [asked, granted] = await b.evaluate(
+      const page = await pageOf();
+      const times = await page.evaluate(
         () =>
           new Promise((resolve) => {
             const t0 = Date.now();
             navigator.locks.request('first', () => resolve([t0, Date.now()]));
           }),
       );
-      const [from, to] = await host.evaluate(() => window.busy);
+      return [...times, ...(await host.evaluate(() => window.busy))];
+    }
+
+    it("a tab busy in a 3 s long task does not delay another tab's first request()", async () => {
+      const [host] = await fresh(1);
+      await query(host); // for the polyfill: the host tab starts the lock worker
+      const b = await sessions.current.page();
+      await sleep(1000); // b has loaded (and installed) well before the long task
+      const [asked, granted, from, to] = await firstRequestDuringLongTask(host, () => b);
       assert.ok(from <= asked && asked < to, 'the request was made during the long task');
       const latency = granted - asked;
       console.log(`# ${where}${impl}: first request() while the worker's host tab is busy: granted in ${latency} ms`);
       assert.ok(latency < 1500, `granted after ${latency} ms`);
+    });
+
+    // The README's limit: in Chromium, a page that loads during the host tab's long task
+    // waits for its end (new connections are serviced on that tab's main thread). Printed.
+    it("a tab that loads during another tab's 3 s long task: its first request() (printed)", async () => {
+      const [host] = await fresh(1);
+      await query(host); // for the polyfill: the host tab starts the lock worker
+      const [asked, granted, from, to] = await firstRequestDuringLongTask(host, () => sessions.current.page());
+      console.log(
+        `# ${where}${impl}: a tab loaded during another tab's 3 s long task: first request() granted` +
+          ` ${granted - from} ms after the long task began (${granted - asked} ms after it was made; the task took ${to - from} ms)`,
+      );
     });
   });
 }
@@ -305,6 +324,58 @@ describe(`${where}polyfill: edges`, () => {
     console.log(
       `# polyfill: first connection during the worker's death → granted: ${summary(times)}` +
         ` (${swallowed} of ${times.length} rounds reached the dying worker)`,
+    );
+  });
+});
+
+// A fault inside the lock worker (here: reading one name throws) ends it (README "Known
+// limits"). Chromium: its clients rebuild the state in a new one. Firefox reports the
+// worker's uncaught error to every page's SharedWorker object, as for a script that failed to
+// load, and a SharedWorker that ends itself with an IndexedDB open pending (its watches of
+// the contexts) stays matched by new constructors that never connect: no new worker can
+// start, so waiting requests reject (InvalidStateError) rather than wait for good; a held
+// lock's callback runs on and its promise settles.
+describe(`${where}polyfill: a fault inside the lock worker`, () => {
+  const sessions = freshSessions(() => env, 'polyfill');
+  after(() => sessions.close());
+
+  const rebuilt = BROWSER === 'chromium';
+  it(rebuilt ? 'a waiting request is re-sent to the new worker; the held lock is kept' : 'a waiting request rejects; the held lock is kept', async () => {
+    const [page] = await sessions.fresh(1);
+    const result = await page.evaluate(async (rebuilt) => {
+      const { createLockManager } = await import('/dist/index.js');
+      const wasm = encodeURIComponent(new URL('/dist/web_locks_bg.wasm', location.href).href);
+      const workerUrl = `/tests/e2e/degraded-worker.js?fault#wasm=${wasm}`;
+      const [a, b] = [createLockManager({ workerUrl }), createLockManager({ workerUrl })];
+      const log = [];
+      let release;
+      const held = a.request('x', () => new Promise((r) => (release = r))).then(
+        () => log.push('a done'),
+        (e) => log.push(`a ${e.name}`),
+      );
+      await a.query();
+      const waiting = b.request('x', () => log.push('b')).then(
+        () => log.push('b done'),
+        (e) => log.push(`b ${e.name}`),
+      );
+      await b.query();
+      // The fault, at this request's name; aborted at once, so that it is not sent again.
+      const abort = new AbortController();
+      a.request('fault', { signal: abort.signal }, () => {}).catch(() => {});
+      abort.abort();
+      await new Promise((r) => setTimeout(r, 1500)); // the state is rebuilt meanwhile
+      const during = log.slice();
+      const holders = rebuilt ? (await b.query()).held.map((l) => l.name) : [];
+      release();
+      const late = new Promise((r) => setTimeout(() => r('not settled within 10 s'), 10_000));
+      await Promise.race([Promise.all([held, waiting]), late]);
+      return { during, holders, log };
+    }, rebuilt);
+    assert.deepEqual(
+      result,
+      rebuilt
+        ? { during: [], holders: ['x'], log: ['a done', 'b', 'b done'] }
+        : { during: ['b InvalidStateError'], holders: [], log: ['b InvalidStateError', 'a done'] },
     );
   });
 });

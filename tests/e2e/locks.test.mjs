@@ -137,11 +137,20 @@ for (const impl of IMPLS) {
       await until(a, 'granted:a:close:exclusive');
       await hold(b, 'b', 'close');
       await query(b);
+      // (The polyfill: the closed tab's liveness database, named after its clientId.)
+      const clientId = (await query(b)).held[0][2];
       await a.close({ runBeforeUnload: false });
       await until(b, 'granted:b:close:exclusive');
       const state = await query(b);
       assert.equal(state.held.length, 1);
       assert.equal(state.pending.length, 0);
+      if (impl === 'polyfill') {
+        // ... is deleted as its context ends (README "Contexts and lifecycle").
+        const left = () =>
+          b.evaluate(async (id) => (await indexedDB.databases()).filter((d) => d.name.includes(id)).length, clientId);
+        for (let i = 0; i < 50 && (await left()); i++) await new Promise((r) => setTimeout(r, 100));
+        assert.equal(await left(), 0, "the closed tab's database is deleted");
+      }
     });
 
     // §2.6: a context's locks go with the context, released on the unloading document

@@ -1,7 +1,8 @@
 // Importing the entries never throws in the server-side runtimes apps run on (SSR, scripts):
 // Node 18 and 22, Bun and Deno, each fetched from the npm registry at a fixed version (npx).
-// In each: the ESM entries import, the classic script evaluates, and install() — with no
-// lock worker to reach — returns the runtime's own navigator.locks, or undefined.
+// In each: install() — with no lock worker to reach — returns the runtime's own
+// navigator.locks, or undefined; then every ESM entry imports and both classic scripts
+// evaluate.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,16 +23,25 @@ const RUNTIMES = {
 const SCRIPT = `
   const { install, createLockManager } = await import(${at('index.js')});
   await import(${at('auto.js')});
-  const source = new URL(${at('web-locks.global.js')});
-  const text = await (typeof Deno === 'object' ? Deno.readTextFile(source)
-    : import('node:fs').then((fs) => fs.readFileSync(source, 'utf8')));
-  (0, eval)(text);
+  const read = (file) => typeof Deno === 'object' ? Deno.readTextFile(new URL(file))
+    : import('node:fs').then((fs) => fs.readFileSync(new URL(file), 'utf8'));
+  (0, eval)(await read(${at('web-locks.global.js')}));
   const own = globalThis.navigator && globalThis.navigator.locks;
-  console.log(JSON.stringify({
+  const result = {
     install: install() === own,
     global: globalThis.WebLocksPolyfill.install() === own,
     manager: typeof createLockManager(),
-  }));
+  };
+  // The other entries (local.js last: it installs this realm's own lock manager).
+  (0, eval)(await read(${at('web-locks-extras.global.js')}));
+  result.extras = typeof globalThis.WebLocksPolyfill.findDeadlocks;
+  const imported = [];
+  for (const entry of [${['scopes.js', 'deadlocks.js', 'vite.js', 'local.js'].map(at)}]) {
+    await import(entry);
+    imported.push(entry.split('/').pop());
+  }
+  result.imported = imported.join();
+  console.log(JSON.stringify(result));
 `;
 
 for (const [runtime, [pkg, ...args]] of Object.entries(RUNTIMES)) {
@@ -44,6 +54,12 @@ for (const [runtime, [pkg, ...args]] of Object.entries(RUNTIMES)) {
         ok(JSON.parse(stdout.trim().split('\n').pop()));
       });
     });
-    assert.deepEqual(out, { install: true, global: true, manager: 'object' });
+    assert.deepEqual(out, {
+      install: true,
+      global: true,
+      manager: 'object',
+      extras: 'function',
+      imported: 'scopes.js,deadlocks.js,vite.js,local.js',
+    });
   });
 }
