@@ -62,10 +62,13 @@
     (error) => {
       // (Each client logs it and rejects its requests with it.) The worker ends: a client's
       // next port gets a new one, which tries again (and works if the cause has gone). A
-      // port that connected too late for this is replaced by its client's welcome watchdog.
+      // port that connected too late for this (a construction soon after the close may still
+      // reach this worker) is replaced by its client's welcome watchdog. Not before the
+      // survey has answered: in Firefox, a worker that ends with an IndexedDB request pending
+      // stays matched by new constructions, which never connect (measured).
       const message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
       for (const port of early) port.postMessage(message);
-      close();
+      surveyed.then(close);
     },
   );
 })();
