@@ -183,8 +183,7 @@ export class Connection {
     }
     throw domException(
       'NotSupportedError',
-      'web-locks polyfill: this context can reach no lock worker (no SharedWorker, not a worker of a page); ' +
-        'for a lock manager of this realm only, use createLockManager({ local: true })',
+      'web-locks polyfill: no lock worker here; for this realm only, use createLockManager({ local: true })',
     );
   }
 
@@ -270,10 +269,12 @@ export class Connection {
     }
   }
 
-  // The worker took us for dead (our database vanished, or was seen too late) and closed
-  // the port: a new database, a new port, everything re-declared (a lock given away
-  // meanwhile comes back as stolen).
+  // The worker took us for dead (our database vanished, or was seen too late), released
+  // our locks and closed the port: the locks are lost (reclaimed, one that another context
+  // held and released meanwhile would come back unnoticed), and a new database, a new port,
+  // the requests and queries re-declared.
   evicted() {
+    for (const handler of [...this.handlers.values()]) handler.lost(1);
     this.forgetDatabase();
     this.reconnect();
   }

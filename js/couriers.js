@@ -14,7 +14,9 @@
 // Each new offer replaces an undelivered older one, and goes to the courier asked least
 // recently: the connection offers again when its port went unanswered (the welcome
 // watchdog, started when the offer is delivered), which is what a dead, busy or
-// unpolyfilled courier looks like — or a page whose polyfill was not listening yet.
+// unpolyfilled courier looks like — or a page whose polyfill was not listening yet. The
+// offer replaced is taken for delivered (a second lock manager of this realm: its watchdog
+// offers it again).
 
 const POLL_MS = 250;
 const MAX_PAGES = 32;
@@ -51,6 +53,7 @@ if (inSharedWorker()) {
 // Offers `port` to a courier as soon as there is one; `delivered()` is called then
 // (possibly at once).
 export function offerPort(port, delivered) {
+  if (offer) offer.delivered();
   offer = { port, delivered };
   offers++;
   deliver();

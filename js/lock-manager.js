@@ -27,7 +27,7 @@ function slotsOf(map, object) {
   return slots;
 }
 const lostError = () =>
-  domException('AbortError', 'The lock was released: the page entered the back/forward cache.');
+  domException('AbortError', 'The lock was released: this context was taken for gone.');
 
 // (Constructors take their arguments as a rest parameter: the interface objects' length is
 // 0, as WebIDL's for an interface without a constructor.)
@@ -84,7 +84,7 @@ export class LockManager {
           reject(error);
         },
         redeclare: () => ({ type: 'query', id }),
-        lost: () => reject(lostError()),
+        lost: (evicted) => evicted || reject(lostError()),
       });
     });
   }
@@ -250,9 +250,12 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
       redeclare() {
         return state === 'held' ? { type: 'reclaim', id, ...target, mode } : message;
       },
-      // The page entered the back/forward cache: its requests and locks are gone.
-      lost() {
-        if (state !== 'pending' && state !== 'held') return;
+      // The page entered the back/forward cache: its requests and locks are gone. Or
+      // (`evicted`) the worker took this context for gone: its locks are (another context
+      // may have held them since), its requests are sent again.
+      lost(evicted) {
+        if (state !== 'held' && (evicted || state !== 'pending')) return;
+        connection.done(id);
         end('stolen');
         reject(lostError());
       },

@@ -3,7 +3,9 @@
 // started, so their messages wait in the port until the Rust side listens to them.
 //
 // The survey of the contexts' databases that exist (which a restarted worker waits for; see
-// src/service/recovery.rs) starts here, with the wasm's fetch and compile rather than after
+// src/service/recovery.rs), and of earlier workers' lifelines (watched the same way: one
+// that a worker left when it ended with the origin's last tab is found closed and deleted),
+// starts here, with the wasm's fetch and compile rather than after
 // them (cold start); serve() gets it. The worker's lifeline `web-locks-worker-<epoch>` (held
 // open for the worker's life: its clients watch it to notice the worker's death) is opened
 // once it serves, so that a worker whose wasm fails leaves no database behind;
@@ -43,7 +45,7 @@
   // Empty where `databases()` is missing (Firefox before 126) or fails: there a restarted
   // worker cannot know its survivors.
   const surveyed = new Promise((done) => done(factory.databases()))
-    .then((infos) => infos.map((info) => info.name).filter((name) => /^web-locks-client-/.test(name)))
+    .then((infos) => infos.map((info) => info.name).filter((name) => /^web-locks-(client|worker)-/.test(name)))
     .catch(() => []);
   // The .wasm sits next to this script unless the page said where (#wasm=<url>).
   const hash = /[#&]wasm=([^&]*)/.exec(location.hash);

@@ -327,8 +327,11 @@ impl Sim {
         }
     }
 
-    /// Taken for dead by a live worker: a new database, a new port, everything re-declared.
+    /// Taken for dead by a live worker: what it held is lost (its `request()` rejects: the
+    /// worker released it, and another context may have held it since), and a new database,
+    /// a new port, its requests and queries re-declared.
     fn evicted(&mut self, c: usize) {
+        self.ctxs[c].reqs.retain(|_, r| r.state != State::Held);
         let old = self.ctxs[c].db.clone();
         self.close_db(&old);
         let ctx = &mut self.ctxs[c];

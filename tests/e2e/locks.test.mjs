@@ -153,6 +153,39 @@ for (const impl of IMPLS) {
       }
     });
 
+    if (impl === 'polyfill') {
+      // The lock worker ends with the origin's last tab; its lifeline database (which its
+      // clients watch) is deleted by the next lock worker, which finds it closed (one
+      // database per worker's life piled up in the origin before).
+      it("a lock worker's lifeline is deleted by the next one, once the origin's last tab has closed", async () => {
+        const lifelines = (page) =>
+          page.evaluate(async () =>
+            (await indexedDB.databases()).map((d) => d.name).filter((name) => name.startsWith('web-locks-worker-')),
+          );
+        const poll = async (page, done) => {
+          for (let i = 0; i < 50; i++) {
+            const names = await lifelines(page);
+            if (done(names)) return names;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+          return lifelines(page);
+        };
+        const [a] = await fresh(1);
+        await hold(a, 'a', 'life');
+        await until(a, 'granted:a:life:exclusive');
+        const [first] = await poll(a, (names) => names.length === 1); // (opened once serving)
+        assert.ok(first, 'the first worker has a lifeline');
+        await a.close({ runBeforeUnload: false });
+        await new Promise((r) => setTimeout(r, 1000)); // (its worker ends)
+        const b = await sessions.current.page();
+        await hold(b, 'b', 'life');
+        await until(b, 'granted:b:life:exclusive');
+        const names = await poll(b, (names) => names.length === 1 && names[0] !== first);
+        assert.equal(names.length, 1, `one lifeline, the new worker's: ${names}`);
+        assert.notEqual(names[0], first, 'the old lifeline is deleted');
+      });
+    }
+
     // §2.6: a context's locks go with the context, released on the unloading document
     // cleanup steps, after which it runs nothing. A closed Chromium tab still runs its timers
     // and IndexedDB callbacks after its `pagehide` and `unload` (a probe saw it in 29 of 30

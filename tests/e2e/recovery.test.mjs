@@ -229,9 +229,11 @@ describe(`${where}polyfill: recovery`, () => {
   // The worker takes a live context for dead when its database goes away under it (here
   // closed; a user clearing the site's data does the same) or opens too late: it hands the
   // context's locks on, as for a crash, and tells it `evicted` before closing its port
-  // (README "Contexts and lifecycle"). The context connects again and re-declares: a lock
-  // given away meanwhile rejects as stolen, the others stay its own, and it is served.
-  it('a live context taken for dead is told so: connects again, loses only what was given away', async () => {
+  // (README "Contexts and lifecycle"). The context connects again: its locks were released,
+  // so their requests reject with AbortError — also one that another context took and
+  // released meanwhile (reclaimed, it came back unnoticed: two critical sections at once) —,
+  // its waiting request is sent again, and it is served.
+  it('a live context taken for dead is told so: its locks reject, its waiting request stays, it is served', async () => {
     const session = await newSession(env, 'polyfill');
     await session.context.addInitScript(() => {
       const open = IDBFactory.prototype.open;
@@ -245,23 +247,33 @@ describe(`${where}polyfill: recovery`, () => {
     });
     const [a, b] = [await session.page(), await session.page()];
     await hold(a, 'a', 'given');
-    await hold(a, 'kept', 'kept');
-    await until(a, 'granted:kept:kept:exclusive');
+    await hold(a, 'free', 'free');
+    await until(a, 'granted:free:free:exclusive');
     await hold(b, 'b', 'given');
+    await hold(b, 'w', 'waited'); // a waits behind b for this one
+    await until(b, 'granted:w:waited:exclusive');
+    await hold(a, 'aw', 'waited');
     await query(b);
+    // a's database goes: b gets what a held, and gives `free` back at once (before a has
+    // connected again: a's new port waits for its new database).
+    await b.evaluate(() => navigator.locks.request('free', () => T.log.push('granted:bf:free')) && 0);
     await a.evaluate(() => window.livenessDb.close());
     await until(b, 'granted:b:given:exclusive');
+    await until(b, 'granted:bf:free');
     await until(a, 'rejected:a:AbortError:true');
+    await until(a, 'rejected:free:AbortError:true');
+    await release(b, 'w');
+    await until(a, 'granted:aw:waited:exclusive');
     await hold(a, 'next', 'next');
     await until(a, 'granted:next:next:exclusive');
     const state = await query(b);
-    assert.deepEqual(rows(state.held), ['given:exclusive', 'kept:exclusive', 'next:exclusive']);
+    assert.deepEqual(rows(state.held), ['given:exclusive', 'next:exclusive', 'waited:exclusive']);
     const holder = Object.fromEntries(state.held.map(([name, , clientId]) => [name, clientId]));
-    assert.equal(holder.kept, holder.next, 'a still holds what was not given away');
-    assert.notEqual(holder.given, holder.kept);
-    assert.ok(!(await a.evaluate(() => T.log)).includes('resolved:kept:done-kept'));
-    await release(a, 'kept');
-    await until(a, 'resolved:kept:done-kept');
+    assert.equal(holder.waited, holder.next);
+    assert.notEqual(holder.given, holder.next);
+    await release(a, 'free'); // its callback ends: nothing to release any more
+    await hold(b, 'bf2', 'free');
+    await until(b, 'granted:bf2:free:exclusive');
     await session.close();
   });
 
@@ -375,7 +387,8 @@ describe(`${where}polyfill: recovery`, () => {
   // A dedicated worker is frozen with its page in the back/forward cache (Firefox caches
   // such a page; Chromium does not, and ends the worker), and so is a worker of that worker:
   // their locks are released with the page's, and once restored they connect again and are
-  // served.
+  // served. Their requests reject (AbortError): b held those locks and gave them back while
+  // the page was cached (reclaimed, they came back to the workers unnoticed).
   it("bfcache: a dedicated worker's lock is released when its page enters the cache, and its own worker's", async () => {
     const cached = await launch({ bfcache: true });
     try {
@@ -396,6 +409,8 @@ describe(`${where}polyfill: recovery`, () => {
       await enterCache(a, cached);
       await until(b, 'granted:b:dw:exclusive', 4000);
       await until(b, 'granted:bn:nw:exclusive', 4000);
+      await release(b, 'b');
+      await release(b, 'bn');
       await a.goBack({ waitUntil: 'commit' });
       await a.waitForFunction(() => window.T && T.ready);
       const restored = await a.evaluate(() => T.has('worker-granted:wk:dw'));
@@ -403,10 +418,10 @@ describe(`${where}polyfill: recovery`, () => {
       // (Chromium caches no page with a dedicated worker; Firefox does, frozen with it.)
       if (BROWSER === 'firefox') assert.ok(restored, 'Firefox restores the page with its workers');
       if (restored) {
+        await until(a, 'worker-rejected:wk:AbortError');
+        await until(a, 'nested:worker-rejected:nk:AbortError');
         await a.evaluate(() => T.tell('w', { cmd: 'hold', key: 'wk2', name: 'dw' }));
         await nested({ cmd: 'hold', key: 'nk2', name: 'nw' });
-        await release(b, 'b');
-        await release(b, 'bn');
         await until(a, 'worker-granted:wk2:dw');
         await until(a, 'nested:worker-granted:nk2:nw');
       }

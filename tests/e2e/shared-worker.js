@@ -1,6 +1,8 @@
 // A user's SharedWorker for the end-to-end tests (tests/e2e/workers.test.mjs):
 // `shared-worker.js?impl=<native|polyfill>`. It answers each connected page on that page's
-// port: {cmd: 'hold', key, name} requests `name` and holds it until {cmd: 'release', key};
+// port: {cmd: 'hold', key, name} requests `name` and holds it until {cmd: 'release', key}
+// ({cmd: 'hold2', ...} the same through a second lock manager, the package's
+// createLockManager(), made at the top of the script with `&second=1`);
 // {cmd: 'query', key}; {cmd: 'close'} ends the worker (self.close()); {cmd: 'spawn'} starts
 // a dedicated worker of its own (tests/e2e/worker.js), {cmd: 'nested', message} tells it
 // `message`, its lines coming back as `shared-nested:<line>`. Replies are strings.
@@ -10,13 +12,14 @@ if (new URL(location.href).searchParams.get('impl') === 'polyfill') {
   delete self.Lock;
   importScripts('/dist/web-locks.global.js');
 }
+const second = new URL(location.href).searchParams.get('second') && WebLocksPolyfill.createLockManager();
 const releases = {};
 let nested = null;
 onconnect = ({ ports: [port] }) => {
   const say = (text) => port.postMessage(text);
   port.onmessage = async ({ data }) => {
-    if (data.cmd === 'hold') {
-      navigator.locks
+    if (data.cmd === 'hold' || data.cmd === 'hold2') {
+      (data.cmd === 'hold' ? navigator.locks : second)
         .request(data.name, (lock) => {
           say(`shared-granted:${data.key}:${lock.name}`);
           return new Promise((resolve) => (releases[data.key] = resolve));

@@ -9,10 +9,12 @@ const releases = {};
 let nested = null;
 onmessage = async ({ data }) => {
   if (data.cmd === 'hold') {
-    navigator.locks.request(data.name, (lock) => {
-      postMessage(`worker-granted:${data.key}:${lock.name}`);
-      return new Promise((resolve) => (releases[data.key] = resolve));
-    });
+    navigator.locks
+      .request(data.name, (lock) => {
+        postMessage(`worker-granted:${data.key}:${lock.name}`);
+        return new Promise((resolve) => (releases[data.key] = resolve));
+      })
+      .catch((error) => postMessage(`worker-rejected:${data.key}:${error.name}`));
   } else if (data.cmd === 'release') {
     releases[data.key]();
   } else if (data.cmd === 'query') {

@@ -239,6 +239,19 @@ describe(`${where}polyfill: couriers`, () => {
     // The silent page saw the worker's request for a link (it has no polyfill to answer it).
     assert.ok(await none.evaluate(() => T.log.some((e) => e && e.__webLocksPolyfillConnect === 1)));
   });
+
+  // Two lock managers in one SharedWorker (navigator.locks and the package's
+  // createLockManager()) ask for a link at the top of its script, before any page has
+  // connected: each gets one (the second's offer replaced the first's, which waited forever).
+  it('a SharedWorker with two lock managers: both get a link', async () => {
+    const [p] = await sessions.fresh(1);
+    await p.evaluate(() => T.connectShared('s', 'polyfill&second=1'));
+    await until(p, 'shared-ready:object');
+    await p.evaluate(() => T.tellShared('s', { cmd: 'hold', key: 's1', name: 'one' }));
+    await p.evaluate(() => T.tellShared('s', { cmd: 'hold2', key: 's2', name: 'two' }));
+    await until(p, 'shared-granted:s2:two', 8000);
+    await until(p, 'shared-granted:s1:one', 8000);
+  });
 });
 
 // A service worker unregistered while it holds a lock, in a Chromium no driver is attached
