@@ -321,7 +321,7 @@ export class Connection {
 
   dispatch(message) {
     if (!message || message.v !== VERSION) {
-      console.error('web-locks: unexpected message from the lock worker', message);
+      console.error('web-locks: unexpected message', message);
       return;
     }
     if (message.type === 'welcome') {
@@ -346,7 +346,7 @@ export class Connection {
       return;
     }
     if (message.type === 'error') {
-      console.error('web-locks: the lock worker refused a message: ' + message.message);
+      console.error('web-locks: message refused: ' + message.message);
       if (handler) handler.error(domException('InvalidStateError', message.message));
       return;
     }
@@ -355,11 +355,11 @@ export class Connection {
   }
 
   // The lock worker cannot serve (its script or its wasm failed to load): what waits on it
-  // fails, and the next message tries a new port (which fails the same way, or works if the
-  // cause has gone) rather than waiting on this one forever. A lock held (its callback runs
-  // on) is kept, and a new port is tried every second meanwhile: the worker that starts once
-  // loading works again (a new worker of another tab awaits this context for 3 s,
-  // recovery.rs) gets it back as a `reclaim`, and gives it to no one else meanwhile. Holding
+  // fails, and the next message tries a new port (the worker loads its wasm again when one
+  // connects: this fails the same way, or works if the cause has gone) rather than waiting on
+  // this one forever. A lock held (its callback runs on) is kept, and a new port is tried
+  // every second meanwhile: the worker, once it loads (it awaits this context for 3 s,
+  // recovery.rs), gets it back as a `reclaim`, and gives it to no one else meanwhile. Holding
   // nothing, the context closes its database, so that such a worker does not wait for it.
   fail(reason, port) {
     if (port && port !== this.link) return; // an earlier port's worker

@@ -3,8 +3,11 @@
 // Wait-for graph: client A waits for client B on name N when A has a pending request for N
 // and B holds N in a conflicting mode, or B requested N earlier in a conflicting mode (queues
 // are FIFO and readers never barge past a queued writer). A client waiting for a name it
-// holds itself waits for itself. Every cycle is a deadlock: none of its requests can ever be
-// granted unless one is aborted, stolen, or its context goes away.
+// holds itself waits for itself. A cycle is a deadlock when each of its holders' callbacks
+// awaits its client's waiting request (as nested requests do): none of them can ever be
+// granted unless one is aborted, stolen, or its context goes away. A snapshot cannot tell
+// (a client is a whole context, whose other tasks may release a lock independently): a
+// cycle is a possible deadlock, and one found again in a later snapshot a likely one.
 //
 // Scopes (requestAll, README "Extensions"): a scope waits on every one of its names, as one
 // request in each name's queue — the draft's grantable rule is exactly that per-name test for
@@ -20,8 +23,9 @@ const conflict = (a, b) => a === 'exclusive' || b === 'exclusive';
 const perName = (list) => list.flatMap((entry) => (entry.names || [entry.name]).map((name) => ({ ...entry, name })));
 
 function waitForGraph(snapshot) {
-  const held = perName(snapshot.held);
-  const pending = perName(snapshot.pending);
+  // (LockManagerSnapshot's members are optional in WebIDL.)
+  const held = perName(snapshot.held || []);
+  const pending = perName(snapshot.pending || []);
   const edges = new Map(); // client -> Map(client -> names waited on)
   const add = (from, to, name) => {
     if (!edges.has(from)) edges.set(from, new Map());
@@ -49,7 +53,7 @@ function waitForGraph(snapshot) {
   return edges;
 }
 
-// Strongly connected components (Tarjan), iteratively over the graph's clients.
+// Strongly connected components (Tarjan), recursive: as deep as the longest wait chain.
 function components(edges) {
   let counter = 0;
   const index = new Map();
@@ -85,8 +89,8 @@ function components(edges) {
   return result;
 }
 
-// The deadlocks in `snapshot` ({held, pending} from navigator.locks.query(), or from
-// queryScopes()): one entry per cycle group, `clients` (clientIds) and every wait among them
+// The (possible) deadlocks in `snapshot` ({held, pending} from navigator.locks.query(), or
+// from queryScopes()): one entry per cycle group, `clients` (clientIds) and every wait among them
 // ({client, waitsFor, name}).
 export function findDeadlocks(snapshot) {
   const edges = waitForGraph(snapshot);

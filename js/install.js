@@ -2,7 +2,7 @@
 
 import { Connection } from './connection.js';
 import { CONNECT } from './couriers.js';
-import { Lock, LockManager, newLockManager } from './lock-manager.js';
+import { Lock, LockManager, checkManager, newLockManager } from './lock-manager.js';
 import { localConnection } from './local.js';
 import { branded } from './webidl.js';
 
@@ -44,10 +44,10 @@ function connect(defaults, options) {
   const start = () => {
     if (!connection.constructor.reachable()) return;
     try {
+      // (No lock manager to reach: request() will reject, as it does when connecting fails.)
+      checkManager(connection);
       connection.open();
-    } catch {
-      // e.g. SecurityError from SharedWorker in an opaque origin: request() will reject.
-    }
+    } catch {}
   };
   // §2.6 on the unloading document cleanup steps (see Connection.close; `pagehide`, not
   // `unload`: keeps bfcache). Entering the back/forward cache, Chromium may still run tasks

@@ -11,8 +11,10 @@ const illegal = () => new TypeError('Illegal constructor');
 
 // §3.2.1 steps 3–4 / §3.2.2 steps 2–3: a detached iframe's document is not fully active;
 // an opaque origin has no storage bottle, so no lock manager to obtain. (The in-realm
-// service's, a manager of this realm only, `hub`, is the package's to give.)
-function checkManager(connection) {
+// service's, a manager of this realm only, `hub`, is the package's to give.) Also checked
+// before connecting at install: an opaque origin never connects (its dedicated workers would
+// have it try, and throw, every 2 s).
+export function checkManager(connection) {
   if (typeof document !== 'undefined' && document.defaultView === null) {
     throw domException('InvalidStateError', 'The document is not fully active.');
   }

@@ -40,6 +40,7 @@ function toScopeOptions(value) {
 // requestAll(names, callback) / requestAll(names, options, callback). Promise-returning: every
 // failure is a rejection. `options` is named so that requestAll.length is 2, as request's.
 export function requestAll(names, options) {
+  let stop;
   try {
     const [scope, opts, callback] = internals.readArguments(arguments, 'requestAll', toScope, toScopeOptions);
     const manager = opts.manager === undefined ? defaultManager() : opts.manager;
@@ -56,7 +57,7 @@ export function requestAll(names, options) {
       opts.ifAvailable = true;
       opts.timeout = opts.signal = undefined;
     }
-    const stop = deadline(opts);
+    stop = deadline(opts);
     const run = (held) => {
       stop();
       if (now && !held) throw timeoutError(0);
@@ -68,6 +69,7 @@ export function requestAll(names, options) {
     promise.then(stop, stop);
     return promise;
   } catch (error) {
+    if (stop) stop(); // (another package's manager threw: no timer or listener left behind)
     return Promise.reject(error);
   }
 }

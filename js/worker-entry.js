@@ -21,7 +21,12 @@
   // (Not in Firefox: see README "Known limits".)
   onerror = onunhandledrejection = close;
   let early = [];
-  const keep = (event) => early.push(event.ports[0]);
+  // (After a failed load, the next port to connect has the wasm loaded again: `retry`.)
+  let retry;
+  const keep = (event) => {
+    early.push(event.ports[0]);
+    if (retry) load((retry = 0));
+  };
   addEventListener('connect', keep);
   // This worker's identity: its lifeline database is named after it.
   const epoch = Date.now().toString(36) + Math.random().toString(36).slice(2, 8);
@@ -50,27 +55,28 @@
   // The .wasm sits next to this script unless the page said where (#wasm=<url>).
   const hash = /[#&]wasm=([^&]*)/.exec(location.hash);
   const wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', location.href).href;
-  const loaded = wasm_bindgen({ module_or_path: wasmUrl }).then(() => performance.mark('web-locks wasm'));
   // Serving starts once the wasm and the survey are ready; the lifeline, often the slowest
   // (creating a database), only delays the clients' welcome, not their first grants.
-  Promise.all([loaded, surveyed]).then(
-    ([, survey]) => {
-      removeEventListener('connect', keep);
-      performance.mark('web-locks serving');
-      wasm_bindgen.serve(early, epoch, survey);
-      early = null;
-      opened().then(wasm_bindgen.lifeline_open);
-    },
-    (error) => {
-      // (Each client logs it and rejects its requests with it.) The worker ends: a client's
-      // next port gets a new one, which tries again (and works if the cause has gone). A
-      // port that connected too late for this (a construction soon after the close may still
-      // reach this worker) is replaced by its client's welcome watchdog. Not before the
-      // survey has answered: in Firefox, a worker that ends with an IndexedDB request pending
-      // stays matched by new constructions, which never connect (measured).
-      const message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
-      for (const port of early) port.postMessage(message);
-      surveyed.then(close);
-    },
-  );
+  const load = () =>
+    Promise.all([wasm_bindgen({ module_or_path: wasmUrl }).then(() => performance.mark('web-locks wasm')), surveyed]).then(
+      ([, survey]) => {
+        removeEventListener('connect', keep);
+        performance.mark('web-locks serving');
+        wasm_bindgen.serve(early, epoch, survey);
+        early = null;
+        opened().then(wasm_bindgen.lifeline_open);
+      },
+      (error) => {
+        // (Each client logs it and rejects its requests with it.) The worker stays, and tries
+        // again when a port connects next (a client's next request, or every second a client
+        // holding a lock), serving once it loads. (Ending instead, for a new worker to try:
+        // in Firefox, a construction that met the ending worker left it matched by later
+        // ones, which never connected: measured, 2 requests in 12 hung.)
+        const message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
+        for (const port of early) port.postMessage(message);
+        early = [];
+        retry = 1;
+      },
+    );
+  load();
 })();

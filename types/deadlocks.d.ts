@@ -18,7 +18,9 @@ export interface Deadlock {
 }
 
 /**
- * The deadlocks (cycles of the wait-for graph) in a `navigator.locks.query()` snapshot, or in
- * a `queryScopes()` result (a scope waits on each of its names).
+ * The possible deadlocks (cycles of the wait-for graph between clients) in a
+ * `navigator.locks.query()` snapshot, or in a `queryScopes()` result (a scope waits on each of
+ * its names). A cycle is a deadlock when each holder's callback awaits its client's waiting
+ * request; a snapshot cannot tell, as a client is a whole context.
  */
 export function findDeadlocks(snapshot: LockManagerSnapshot | { held: ScopeInfo[]; pending: ScopeInfo[] }): Deadlock[];

@@ -28,9 +28,9 @@ export interface RequestAllOptions extends LockOptions {
  * are granted (or with `null` for `ifAvailable` when not all are available), and they are
  * held until its promise settles; the result settles with it.
  */
-export function requestAll<T>(names: Iterable<string>, callback: (scope: LockScope | null) => T): Promise<Awaited<T>>;
+export function requestAll<T>(names: Iterable<string> & object, callback: (scope: LockScope | null) => T): Promise<Awaited<T>>;
 export function requestAll<T>(
-  names: Iterable<string>,
+  names: Iterable<string> & object,
   options: RequestAllOptions,
   callback: (scope: LockScope | null) => T,
 ): Promise<Awaited<T>>;

@@ -372,29 +372,42 @@ for (const impl of IMPLS) {
     });
 
     // §3.2.1 step 4 / §3.2.2 step 3: a sandboxed iframe's opaque origin has no storage
-    // bottle, so no lock manager: SecurityError, before steps 5–9.
+    // bottle, so no lock manager: SecurityError, before steps 5–9. Its dedicated worker's
+    // too; and nothing throws meanwhile (the polyfill's worker asked the frame for a port,
+    // whose connecting threw, uncaught, at once and every 2 s after).
     it('an opaque origin has no lock manager: SecurityError before the other checks', async () => {
       // The sandboxed iframe runs the checks itself and posts what it saw.
-      const checks = async () => {
+      const checks = async (base, polyfill) => {
+        let errors = 0;
+        addEventListener('error', () => errors++);
         const settle = (p) => p.then((v) => `resolved:${v}`, (e) => `rejected:${e && e.name}`);
-        parent.postMessage(
-          {
-            origin: self.origin,
-            native: /\[native code\]/.test(navigator.locks.request),
-            request: await settle(navigator.locks.request('x', () => 'granted')),
-            reserved: await settle(navigator.locks.request('-x', () => 'granted')),
-            aborted: await settle(navigator.locks.request('x', { signal: AbortSignal.abort() }, () => 'granted')),
-            query: await settle(navigator.locks.query()),
-          },
-          '*',
-        );
+        const load = polyfill
+          ? `delete WorkerNavigator.prototype.locks; importScripts(${JSON.stringify(base + '/dist/web-locks.global.js')});`
+          : '';
+        const source = `${load} navigator.locks.request('w', () => 0).then(() => postMessage('resolved'), (e) => postMessage('rejected:' + e.name));`;
+        const worker = new Worker(URL.createObjectURL(new Blob([source])));
+        const inWorker = new Promise((r) => {
+          worker.onmessage = (e) => r(e.data);
+          worker.onerror = (e) => r(`worker error: ${e.message}`);
+        });
+        const result = {
+          origin: self.origin,
+          native: /\[native code\]/.test(navigator.locks.request),
+          request: await settle(navigator.locks.request('x', () => 'granted')),
+          reserved: await settle(navigator.locks.request('-x', () => 'granted')),
+          aborted: await settle(navigator.locks.request('x', { signal: AbortSignal.abort() }, () => 'granted')),
+          query: await settle(navigator.locks.query()),
+          worker: await inWorker,
+        };
+        await new Promise((r) => setTimeout(r, 1500));
+        parent.postMessage({ ...result, errors }, '*');
       };
       const result = await page.evaluate(
         ({ impl, checks }) => {
           const frame = document.createElement('iframe');
           frame.sandbox = 'allow-scripts';
           const polyfill = impl === 'polyfill' ? '<script src="/dist/web-locks.global.js"></script>' : '';
-          frame.srcdoc = `${polyfill}<script>(${checks})()</script>`;
+          frame.srcdoc = `${polyfill}<script>(${checks})(${JSON.stringify(location.origin)}, ${!!polyfill})</script>`;
           const seen = new Promise((r) => addEventListener('message', (e) => e.source === frame.contentWindow && r(e.data)));
           document.body.append(frame);
           return seen.finally(() => frame.remove());
@@ -402,6 +415,13 @@ for (const impl of IMPLS) {
         { impl, checks: String(checks) },
       );
       const denied = 'rejected:SecurityError';
+      if (impl === 'native') {
+        // (Native Chromium 156 gives an opaque origin's worker no navigator.locks at all: its
+        // request throws, uncaught. Printed, not asserted.)
+        console.log(`# ${where}native: in an opaque origin's worker: ${result.worker}; errors in the frame: ${result.errors}`);
+        delete result.worker;
+        delete result.errors;
+      }
       assert.deepEqual(result, {
         origin: 'null',
         native: impl === 'native',
@@ -409,6 +429,7 @@ for (const impl of IMPLS) {
         reserved: denied,
         aborted: denied,
         query: denied,
+        ...(impl === 'polyfill' && { worker: denied, errors: 0 }),
       });
     });
 

@@ -3,7 +3,7 @@
 // (js/worker-entry.js) must still serve — welcoming without a lifeline, surveying nothing —
 // and the worker must serve its clients unwatched. `streaming-fails`: the wasm cannot be
 // compiled while streaming (as when a server sends it with another MIME type): the glue
-// compiles it from its bytes.
+// compiles it from its bytes. `wasm-fails-once`: see below.
 const mode = location.search.slice(1);
 // `fault`: reading the name `fault` throws, inside the wasm (as a bug there would).
 if (mode === 'fault') {
@@ -15,6 +15,15 @@ if (mode === 'fault') {
 }
 if (mode === 'streaming-fails') {
   WebAssembly.instantiateStreaming = () => Promise.reject(new TypeError('Incorrect response MIME type'));
+}
+// `wasm-fails-once`: the first load of the wasm fails (both ways the glue compiles it), as
+// when the network is down; later ones work.
+if (mode === 'wasm-fails-once') {
+  for (const how of ['instantiateStreaming', 'instantiate']) {
+    const real = WebAssembly[how];
+    let failed = false;
+    WebAssembly[how] = (...args) => (failed ? real(...args) : ((failed = true), Promise.reject(new TypeError('offline'))));
+  }
 }
 const real = self.indexedDB;
 let factory;

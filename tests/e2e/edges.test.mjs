@@ -387,6 +387,23 @@ describe(`${where}polyfill: a lock worker without a usable IndexedDB`, () => {
   const sessions = freshSessions(() => env, 'polyfill');
   after(() => sessions.close());
 
+  // The lock worker's wasm cannot load (offline): requests reject; the worker stays, and
+  // the next request has it load again, which works now: served (a worker that ended instead,
+  // for a new one to try, could leave Firefox matching new constructions to it for good).
+  it('a wasm that fails to load once: requests reject, the next one is served', async () => {
+    const [page] = await sessions.fresh(1);
+    const result = await page.evaluate(async () => {
+      const { createLockManager } = await import('/dist/index.js');
+      const wasm = encodeURIComponent(new URL('/dist/web_locks_bg.wasm', location.href).href);
+      const locks = createLockManager({ workerUrl: `/tests/e2e/degraded-worker.js?wasm-fails-once#wasm=${wasm}` });
+      const outcome = () => locks.request('x', () => 'ran').then((v) => v, (e) => `${e.name}: ${e.message}`);
+      const late = new Promise((r) => setTimeout(() => r('not answered within 10 s'), 10_000));
+      return [await Promise.race([outcome(), late]), await Promise.race([outcome(), late])];
+    });
+    assert.match(result[0], /^InvalidStateError: .*could not load its wasm .*offline/);
+    assert.equal(result[1], 'ran');
+  });
+
   for (const mode of ['missing', 'throws', 'fails', 'no-databases', 'streaming-fails']) {
     const what = mode === 'streaming-fails' ? 'wasm not compiled while streaming' : `IndexedDB ${mode}`;
     it(`${what}: served, and two lock managers exclude each other`, async () => {

@@ -147,3 +147,8 @@ it('accepts query() entries and queryScopes() entries mixed, with the same resul
   assert.deepEqual(findDeadlocks(scoped), findDeadlocks(flat));
   assert.equal(findDeadlocks(scoped).length, 1);
 });
+
+it('takes a snapshot without held or pending (optional in LockManagerSnapshot) as empty lists', () => {
+  assert.deepEqual(findDeadlocks({}), []);
+  assert.deepEqual(findDeadlocks({ held: [lock('A', 'one')] }), []);
+});

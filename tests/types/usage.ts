@@ -38,6 +38,8 @@ async function scopes(): Promise<Deadlock[]> {
   const { held, pending }: { held: ScopeInfo[]; pending: ScopeInfo[] } = await queryScopes(navigator.locks);
   return findDeadlocks({ held, pending });
 }
+// @ts-expect-error: a list of names, not a name (a string is iterable, and refused)
+requestAll('a', () => 0);
 // @ts-expect-error: the timeout is a number
 requestAll(['a'], { timeout: '1s' }, () => 0);
 // @ts-expect-error: the scope's names are read-only
