@@ -26,12 +26,14 @@
 //! | `stolen`       | `id`                       | reject the released promise with AbortError |
 //! | `snapshot`     | `id`, `names`, `clientIds`, `held`, `pending` | resolve query(): see [`WorkerMessage::Snapshot`] |
 //! | `error`        | `id` (if known), `message` | the message was refused; state unchanged    |
-//! | `evicted`      |                            | the worker took this context for dead and closes the port: connect again and re-declare |
-//! | `fatal`        | `message`                  | (from the loader) the wasm failed to load   |
+//! | `evicted`      |                            | the worker took this context for dead, released its locks and closes the port: its locks are lost (reject with AbortError); connect again and re-declare its requests and queries |
+//! | `fatal`        | `message`                  | (from the loader) the wasm failed to load; the worker loads it again when a port next connects |
 //!
 //! Re-sending a live `request` (same `id`) is idempotent: a pending one stays as it is, a
 //! held one is answered with `granted` again; a `reclaim` of a lock the worker still knows
-//! as held by the sender is accepted silently. Both happen when a context reconnects.
+//! as held by the sender is accepted silently. Both happen when a context reconnects. Any
+//! other `reclaim` rebuilds a restarted worker's state while it waits for survivors, and is
+//! answered `stolen` once it serves (the lock may have been another's meanwhile).
 //!
 //! Names are DOMStrings: JS strings carried as they are, read and written by the worker as
 //! UTF-16 code units (lone surrogates included, nothing replaced).

@@ -455,19 +455,27 @@ impl Service {
         }
     }
 
-    /// After a restart: a lock `client` held before it. Taken at once (it is the state being
-    /// rebuilt); a conflict with another survivor's claim loses it, as to a steal.
+    /// After a restart: a lock `client` held before it. Taken at once while the state is
+    /// being rebuilt (recovery.rs); a conflict with another survivor's claim loses it, as to
+    /// a steal. Once this worker serves, it may have granted the lock to another context and
+    /// had it back since (a survivor later than the wait for survivors; a stolen lock whose
+    /// reply went to a port the context had given up): lost too, rather than two critical
+    /// sections unnoticed. A lock this worker still knows as the client's stays its own
+    /// (the port was taken over).
     fn reclaim(&mut self, client: ClientId, id: u32, names: &[Vec<u16>], mode: Mode) {
         // (Checked as its request was: no reserved name, whoever sends it.)
         if let Err(message) = protocol::flavor(names, mode, false, false) {
             return self.refuse(client, id, message);
         }
         let request = global(client, id);
+        if self.core.state(request) == Some((client, RequestState::Held)) {
+            return;
+        }
+        if !self.is_recovering() {
+            return self.reply(client, WorkerMessage::Stolen { id });
+        }
         match self.core.reclaim(client, request, names, mode) {
             Ok(()) => {}
-            // Still held: this worker never lost it (the port was taken over).
-            Err(RequestError::DuplicateId)
-                if self.core.state(request) == Some((client, RequestState::Held)) => {}
             Err(RequestError::Conflict) => self.reply(client, WorkerMessage::Stolen { id }),
             Err(e) => self.refuse(client, id, e.message()),
         }

@@ -9,7 +9,9 @@
 //! [`RECOVERY_LIMIT_MS`], and until then nothing is served: reclaims are taken as they come
 //! (they rebuild the state), while requests, releases, aborts and queries wait in arrival
 //! order. When the wait ends they are given to the core in that order, so an `ifAvailable`
-//! request is decided then, against the rebuilt state, exactly as §4.1 decides it.
+//! request is decided then, against the rebuilt state, exactly as §4.1 decides it. A
+//! survivor later than that loses what it reclaims (`stolen`, as `Service::reclaim` says):
+//! the worker may have granted it to another context since.
 //!
 //! The same queue holds a client's inputs until its `watch` confirms its database is open,
 //! so that a restarted worker's survey finds every context that could hold a lock.

@@ -485,6 +485,29 @@ async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
 }
 
 #[wasm_bindgen_test]
+async fn a_reclaim_of_a_lock_given_away_meanwhile_is_answered_stolen() {
+    let driver = new_driver();
+    let first = Context::hello(driver, "a").await;
+    let b = Context::hello(driver, "b").await;
+    first.request(1, "x", &[]);
+    assert_eq!(first.recv_kind().await, ("granted".into(), Some(1)));
+    // b steals x and gives it back; the context learns nothing of it (that reply went to a
+    // port it gives up), reconnects and reclaims x, now free: not taken back unnoticed.
+    b.request(1, "x", &[("steal", true.into())]);
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
+    b.send(&[("type", "release".into()), ("id", 1.into())]);
+    let second = Context::hello(driver, "a").await;
+    second.send(&[
+        ("type", "reclaim".into()),
+        ("id", 1.into()),
+        ("name", "x".into()),
+        ("mode", "exclusive".into()),
+    ]);
+    assert_eq!(second.recv_kind().await, ("stolen".into(), Some(1)));
+    assert_eq!(second.query(2).await, (vec![], vec![]));
+}
+
+#[wasm_bindgen_test]
 async fn a_port_given_up_before_it_arrived_neither_takes_replies_nor_makes_requests() {
     let driver = new_driver();
     // The context's second port arrives first (its first went to a busy courier).
