@@ -187,6 +187,16 @@ fn pending_promise() -> (Promise, js_sys::Function) {
     (promise, wake.unwrap())
 }
 
+/// Contexts `a` and `b` of a new driver, `a` holding `x` (its request 1).
+async fn a_holding_x() -> (Handle, Context, Context) {
+    let driver = new_driver();
+    let a = Context::hello(driver, "a").await;
+    let b = Context::hello(driver, "b").await;
+    a.request(1, "x", &[]);
+    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    (driver, a, b)
+}
+
 /// A driver whose lifeline is open and whose survey found no survivors.
 fn new_driver() -> Handle {
     let driver = Driver::new(&text("test-epoch"));
@@ -231,11 +241,7 @@ async fn grants_hands_over_and_snapshots_across_clients() {
 
 #[wasm_bindgen_test]
 async fn if_available_steal_and_abort() {
-    let driver = new_driver();
-    let a = Context::hello(driver, "a").await;
-    let b = Context::hello(driver, "b").await;
-    a.request(1, "x", &[]);
-    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    let (_, a, b) = a_holding_x().await;
     b.request(1, "x", &[("ifAvailable", true.into())]);
     assert_eq!(b.recv_kind().await, ("notAvailable".into(), Some(1)));
     b.request(2, "x", &[]);
@@ -281,11 +287,7 @@ async fn scopes_are_granted_on_all_their_names_at_once() {
 
 #[wasm_bindgen_test]
 async fn goodbye_releases_held_locks_and_drops_requests() {
-    let driver = new_driver();
-    let a = Context::hello(driver, "a").await;
-    let b = Context::hello(driver, "b").await;
-    a.request(1, "x", &[]);
-    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    let (_, a, b) = a_holding_x().await;
     a.request(2, "y", &[]);
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(2)));
     b.request(1, "x", &[]);
@@ -454,11 +456,7 @@ async fn requests_before_hello_are_refused() {
 
 #[wasm_bindgen_test]
 async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
-    let driver = new_driver();
-    let first = Context::hello(driver, "a").await;
-    let b = Context::hello(driver, "b").await;
-    first.request(1, "x", &[]);
-    assert_eq!(first.recv_kind().await, ("granted".into(), Some(1)));
+    let (driver, first, b) = a_holding_x().await;
     b.request(1, "x", &[]);
     first.request(2, "y", &[]);
     assert_eq!(first.recv_kind().await, ("granted".into(), Some(2)));
@@ -486,11 +484,7 @@ async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
 
 #[wasm_bindgen_test]
 async fn a_reclaim_of_a_lock_given_away_meanwhile_is_answered_stolen() {
-    let driver = new_driver();
-    let first = Context::hello(driver, "a").await;
-    let b = Context::hello(driver, "b").await;
-    first.request(1, "x", &[]);
-    assert_eq!(first.recv_kind().await, ("granted".into(), Some(1)));
+    let (driver, _, b) = a_holding_x().await;
     // b steals x and gives it back; the context learns nothing of it (that reply went to a
     // port it gives up), reconnects and reclaims x, now free: not taken back unnoticed.
     b.request(1, "x", &[("steal", true.into())]);
@@ -602,11 +596,7 @@ async fn requests_wait_for_watch_and_for_the_survey() {
 
 #[wasm_bindgen_test]
 async fn abort_of_a_granted_request_releases_it_and_old_ports_still_count() {
-    let driver = new_driver();
-    let a = Context::hello(driver, "a").await;
-    let b = Context::hello(driver, "b").await;
-    a.request(1, "x", &[]);
-    assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
+    let (driver, a, b) = a_holding_x().await;
     b.request(1, "x", &[]);
     // a's signal aborted before it saw the grant (which its replaced port may have lost).
     a.send(&[("type", "abort".into()), ("id", 1.into())]);
