@@ -253,8 +253,8 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
         return state === 'held' ? { type: 'reclaim', id, ...target, mode } : message;
       },
       // The page entered the back/forward cache: its requests and locks are gone. Or
-      // (`evicted`) the worker took this context for gone: its locks are (another context
-      // may have held them since), its requests are sent again.
+      // (`evicted`) the worker took this context for gone: its locks are gone (another
+      // context may have held them since), its requests are sent again.
       lost(evicted) {
         if (state !== 'held' && (evicted || state !== 'pending')) return;
         connection.done(id);

@@ -78,6 +78,16 @@ impl Context {
         self.port.post_message(&message).unwrap();
     }
 
+    /// `reclaim`: an exclusive lock on `name` this context held before it reconnected.
+    fn reclaim(&self, id: u32, name: &str) {
+        self.send(&[
+            ("type", "reclaim".into()),
+            ("id", id.into()),
+            ("name", name.into()),
+            ("mode", "exclusive".into()),
+        ]);
+    }
+
     fn request(&self, id: u32, name: &str, extra: &[(&str, JsValue)]) {
         let mut fields = vec![
             ("type", "request".into()),
@@ -462,12 +472,7 @@ async fn a_second_port_with_the_same_client_id_takes_over_the_client() {
     assert_eq!(first.recv_kind().await, ("granted".into(), Some(2)));
     // The context believed the worker dead and reconnects, re-declaring everything.
     let second = Context::hello(driver, "a").await;
-    second.send(&[
-        ("type", "reclaim".into()),
-        ("id", 1.into()),
-        ("name", "x".into()),
-        ("mode", "exclusive".into()),
-    ]);
+    second.reclaim(1, "x");
     second.request(2, "y", &[]); // its grant may have been lost: it is sent again
     assert_eq!(second.recv_kind().await, ("granted".into(), Some(2)));
     let state = second.query(3).await;
@@ -491,12 +496,7 @@ async fn a_reclaim_of_a_lock_given_away_meanwhile_is_answered_stolen() {
     assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
     b.send(&[("type", "release".into()), ("id", 1.into())]);
     let second = Context::hello(driver, "a").await;
-    second.send(&[
-        ("type", "reclaim".into()),
-        ("id", 1.into()),
-        ("name", "x".into()),
-        ("mode", "exclusive".into()),
-    ]);
+    second.reclaim(1, "x");
     assert_eq!(second.recv_kind().await, ("stolen".into(), Some(1)));
     assert_eq!(second.query(2).await, (vec![], vec![]));
 }
