@@ -663,3 +663,60 @@ async fn a_goodbye_takes_the_contexts_dedicated_workers_with_it() {
         )
     );
 }
+
+/// Opens the IndexedDB database `name` (version 1) and keeps it open for the test's life,
+/// as a living context keeps its liveness database.
+async fn open_database(name: &str) {
+    let open = js_sys::Function::new_with_args(
+        "name",
+        "return new Promise((done) => { const q = indexedDB.open(name, 1); \
+         q.onsuccess = () => { (self.kept ||= []).push(q.result); done(); }; })",
+    );
+    let opened = open.call1(&JsValue::NULL, &name.into()).unwrap();
+    JsFuture::from(opened.unchecked_into::<Promise>())
+        .await
+        .unwrap();
+}
+
+#[wasm_bindgen_test]
+async fn a_replaced_ports_watch_does_not_end_the_wait_for_a_survivor() {
+    // A restarted worker whose survey found a context's database: it waits for that survivor.
+    let db = format!("test-survivor-{}", js_sys::Math::random());
+    open_database(&db).await;
+    let driver = Driver::new(&text("test-epoch"));
+    with(driver, |d| {
+        d.service().handle_lifeline(Some(&text("test-lifeline")));
+        d.service().handle_survey(vec![text(&db)]);
+    });
+    let b = Context::hello(driver, "b").await;
+    b.request(1, "x", &[]);
+    // The survivor held x. Its second port's hello arrives; then its first port's whole
+    // batch (given up for lost, handed on late by a courier): that reclaim and that watch
+    // are not heard from a replaced port, and the wait goes on.
+    let hello = |n: u32| {
+        [
+            ("type", "hello".into()),
+            ("clientId", "s".into()),
+            ("db", JsValue::from(&db)),
+            ("n", n.into()),
+        ]
+    };
+    let second = Context::connect(driver);
+    second.send(&hello(2));
+    assert_eq!(second.recv_kind().await, ("welcome".into(), None));
+    let first = Context::connect(driver);
+    first.send(&hello(1));
+    first.reclaim(1, "x");
+    first.send(&[("type", "watch".into()), ("db", JsValue::from(&db))]);
+    first.send(&[("type", "unknown".into())]); // answered `error`: the batch was read
+    assert_eq!(first.recv_kind().await, ("error".into(), None));
+    // The second port's own re-declaration: x is still the survivor's, b still waits.
+    second.reclaim(1, "x");
+    second.send(&[("type", "watch".into()), ("db", JsValue::from(&db))]);
+    assert_eq!(
+        second.query(2).await,
+        (vec!["x exclusive s".into()], vec!["x exclusive b".into()])
+    );
+    second.send(&[("type", "release".into()), ("id", 1.into())]);
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
+}
