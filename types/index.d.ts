@@ -26,13 +26,13 @@ declare global {
     signal?: AbortSignal;
     steal?: boolean;
   }
-  interface LockGrantedCallback<T> {
-    (lock: Lock | null): T;
-  }
+  // (The callback's type is written out: TypeScript's DOM lib before 5.9 declares a
+  // LockGrantedCallback with no type parameter, which a generic one here could not merge
+  // with. The promise resolves with what the callback's result resolves to: `Awaited<T>`.)
   interface LockManager {
     query(): Promise<LockManagerSnapshot>;
-    request<T>(name: string, callback: LockGrantedCallback<T>): Promise<T>;
-    request<T>(name: string, options: LockOptions, callback: LockGrantedCallback<T>): Promise<T>;
+    request<T>(name: string, callback: (lock: Lock | null) => T): Promise<Awaited<T>>;
+    request<T>(name: string, options: LockOptions, callback: (lock: Lock | null) => T): Promise<Awaited<T>>;
   }
 }
 

@@ -23,6 +23,9 @@ async function inspect(): Promise<Deadlock[]> {
   return findDeadlocks(snapshot);
 }
 
+// An async callback's result, not a promise of a promise.
+const awaited: Promise<string> = manager.request('name', async (lock) => (lock ? lock.mode : 'none'));
+
 const isLock = (value: unknown): value is Lock => value instanceof (LockClass as unknown as typeof Lock);
 const fromNavigator: LockManager = navigator.locks;
 
@@ -54,4 +57,4 @@ manager.request('name');
 // @ts-expect-error: may be undefined
 const sure: LockManager = install();
 
-export { result, inspect, isLock, maybe, local, fromNavigator, config, sure, both, timed, scopes };
+export { result, awaited, inspect, isLock, maybe, local, fromNavigator, config, sure, both, timed, scopes };
