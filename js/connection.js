@@ -207,8 +207,7 @@ export class Connection {
     const name = `web-locks-client-${this.ownId}-${++dbCount}`;
     let request;
     try {
-      if (typeof indexedDB === 'undefined') throw new Error('no IndexedDB');
-      request = indexedDB.open(name, 1);
+      request = indexedDB.open(name, 1); // (throws where there is no indexedDB)
     } catch {
       this.dbState = 'unusable'; // storage blocked: pagehide remains the only signal
       return;

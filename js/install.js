@@ -7,17 +7,11 @@ import { localConnection } from './local.js';
 import { branded } from './webidl.js';
 
 // A v4 UUID; crypto.randomUUID is secure-context only, getRandomValues is not (and Node 18
-// has no global crypto).
-function uuid() {
-  const b = new Uint8Array(16);
-  if (typeof crypto !== 'undefined' && crypto.getRandomValues) crypto.getRandomValues(b);
-  else for (let i = 0; i < 16; i++) b[i] = Math.random() * 256;
-  b[6] = (b[6] & 0x0f) | 0x40;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  let id = '';
-  for (let i = 0; i < 16; i++) id += (i > 3 && i < 11 && !(i & 1) ? '-' : '') + (b[i] | 256).toString(16).slice(1);
-  return id;
-}
+// has no global crypto). Each 0 and 1 of the template becomes a random hex digit, the 8 one
+// of 8–b (the variant); the 4 is the version.
+const random = () =>
+  typeof crypto !== 'undefined' && crypto.getRandomValues ? crypto.getRandomValues(new Uint8Array(1))[0] : Math.random() * 256;
+const uuid = () => '10000000-1000-4000-8000-100000000000'.replace(/[018]/g, (c) => (c ^ (random() & (15 >> (c / 4)))).toString(16));
 
 // Where the worker script and its .wasm are: the entry module passes its defaults,
 // `options.workerUrl` / `options.wasmUrl` override them. Resolved only when a SharedWorker is
@@ -92,11 +86,17 @@ const defineGlobal = (name, value) =>
 // SharedWorker's port) and its origin's service workers (navigator.serviceWorker's message
 // event, which does not start the client message queue either).
 function adoptWorkers(connection) {
-  // (A dedicated worker says its clientId, as `child`.)
+  // (A dedicated worker says its clientId, as `child`.) Where no lock worker can be reached
+  // (constructing one threw: a cross-origin URL, a CSP; or none here, see install), the
+  // worker is told so, as the lock worker tells a context that cannot serve it.
   const answer = (event) => {
     if (event.data && event.data[CONNECT] === 1 && event.ports.length === 1) {
       event.stopImmediatePropagation();
-      connection.adopt(event.ports[0], event.data.child);
+      try {
+        connection.adopt(event.ports[0], event.data.child);
+      } catch (error) {
+        event.ports[0].postMessage({ v: 3, type: 'fatal', message: `${error}` });
+      }
     }
   };
   // Each wrapped by a subclass that adds the listener to each worker it makes, named and
@@ -148,23 +148,29 @@ export function makeApi(defaults) {
   function install(options = {}) {
     let nav = globalThis.navigator;
     if (!options.force && nav && nav.locks) return nav.locks;
-    // No lock worker to reach (Node, SSR) and no in-realm service asked for: nothing to do.
-    if (!options.local && !Connection.reachable()) return (nav && nav.locks) || undefined;
+    // No lock worker to reach (Node, SSR) and no in-realm service asked for: nothing to do,
+    // but in a window (no SharedWorker: older Safari and Android) its dedicated workers,
+    // whose polyfill asks it for a port, are told there is none.
+    if (!options.local && !Connection.reachable()) {
+      if (typeof document === 'object') adoptWorkers(connect(defaults, options));
+      return (nav && nav.locks) || undefined;
+    }
     if (!nav) nav = newNavigator();
     const connection = connect(defaults, options);
     const manager = newLockManager(connection);
     adoptWorkers(connection);
     const proto = Object.getPrototypeOf(nav);
     // A getter named 'get locks', as WebIDL makes it, that refuses receivers other than a
-    // Navigator (or WorkerNavigator): the context's own navigator, or another realm's that
-    // the prototype's native userAgent getter accepts, whose own lock manager it gives (§3.1:
-    // its relevant settings object's). (Without such a getter, only the context's own passes.)
+    // Navigator (or WorkerNavigator): the context's own navigator, or one the prototype's
+    // native userAgent getter accepts: another realm's, whose own lock manager it gives (§3.1:
+    // its relevant settings object's), or one of this realm's (happy-dom's windows share
+    // one Navigator class), this manager. (Without such a getter, only the context's own
+    // passes.)
     const { get } = Object.getOwnPropertyDescriptor(
       {
         get locks() {
-          if (this === nav) return manager;
-          if (branded(this, () => proto, 'userAgent')) return this.locks;
-          throw new TypeError('Illegal invocation');
+          if (this !== nav && !branded(this, () => proto, 'userAgent')) throw new TypeError('Illegal invocation');
+          return Object.getPrototypeOf(this) === proto ? manager : this.locks;
         },
       },
       'locks',

@@ -29,7 +29,7 @@ function slotsOf(map, object) {
   return slots;
 }
 const lostError = () =>
-  domException('AbortError', 'The lock was released: this context was taken for gone.');
+  domException('AbortError', 'Lock lost: this context was taken for gone.');
 
 // (Constructors take their arguments as a rest parameter: the interface objects' length is
 // 0, as WebIDL's for an interface without a constructor.)

@@ -73,7 +73,11 @@
         // in Firefox, a construction that met the ending worker left it matched by later
         // ones, which never connected: measured, 2 requests in 12 hung.)
         const message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
-        for (const port of early) port.postMessage(message);
+        // (And to the ports a context handed on in its `adopt`s: its workers'.)
+        for (const port of early) {
+          port.postMessage(message);
+          port.onmessage = (event) => event.ports.map((adopted) => adopted.postMessage(message));
+        }
         early = [];
         retry = 1;
       },

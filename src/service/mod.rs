@@ -182,19 +182,16 @@ impl Service {
             (None, message) => self.handle_malformed(port, message.id(), "hello must come first"),
             // A port its context has replaced (it reconnected, or a courier handed on its
             // older port late): every request the context still had was declared anew on
-            // the newer one, so what would make or end a request or a client is not heard
-            // from it (a steal would steal again); releases and aborts are. Nor is its
+            // the newer one, so only releases and aborts are heard from it. What would make
+            // or end a request or a client is not (a steal would steal again), nor its
             // `watch`: the newer port sends its own after its re-declarations, and one heard
             // before them would end a restarted worker's wait for this survivor early (its
             // reclaims then answered `stolen`).
-            (
-                Some(client),
-                ClientMessage::Request { .. }
-                | ClientMessage::Reclaim { .. }
-                | ClientMessage::Query { .. }
-                | ClientMessage::Watch { .. }
-                | ClientMessage::Goodbye { .. },
-            ) if self.clients.get(&client).is_some_and(|c| c.port != port) => {}
+            (Some(client), ref message)
+                if !matches!(
+                    message,
+                    ClientMessage::Release { .. } | ClientMessage::Abort { .. }
+                ) && self.clients.get(&client).is_some_and(|c| c.port != port) => {}
             (Some(client), ClientMessage::Watch { db }) => self.confirm(client, db),
             (Some(client), ClientMessage::Reclaim { id, names, mode }) => {
                 self.reclaim(client, id, &names, mode)

@@ -18,4 +18,13 @@ it("installs on happy-dom's Navigator.prototype", () => {
   assert.ok(navigator.locks instanceof globalThis.LockManager);
 });
 
+// happy-dom's windows (a second Window, an iframe's) share one Navigator class, so one
+// prototype and getter: theirs is this realm's lock manager too (it recursed without end).
+it("another happy-dom window's navigator: this realm's lock manager", () => {
+  const other = new Window({ url: 'http://localhost:3000/' });
+  assert.equal(Object.getPrototypeOf(other.navigator), Object.getPrototypeOf(navigator));
+  assert.equal(other.navigator.locks, navigator.locks);
+  other.happyDOM.close();
+});
+
 await runCases();
