@@ -170,7 +170,7 @@ export function makeApi(defaults) {
       {
         get locks() {
           if (this !== nav && !branded(this, () => proto, 'userAgent')) throw new TypeError('Illegal invocation');
-          return Object.getPrototypeOf(this) === proto ? manager : this.locks;
+          return proto.isPrototypeOf(this) ? manager : this.locks;
         },
       },
       'locks',

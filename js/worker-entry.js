@@ -73,11 +73,13 @@
         // in Firefox, a construction that met the ending worker left it matched by later
         // ones, which never connected: measured, 2 requests in 12 hung.)
         const message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
-        // (And to the ports a context handed on in its `adopt`s: its workers'.)
-        for (const port of early) {
+        // (And to the ports a context handed on in its `adopt`s, its workers', and so on down:
+        // a shared worker's dedicated workers' come through its port.)
+        const tell = (port) => {
           port.postMessage(message);
-          port.onmessage = (event) => event.ports.map((adopted) => adopted.postMessage(message));
-        }
+          port.onmessage = (event) => event.ports.map(tell);
+        };
+        early.map(tell);
         early = [];
         retry = 1;
       },

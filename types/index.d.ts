@@ -55,8 +55,10 @@ export interface PolyfillOptions {
  * Installs `navigator.locks`, `LockManager` and `Lock` where missing (or always with
  * `force`), and returns the `LockManager` in place afterwards. With `local: true` it always
  * installs (creating `navigator` where the runtime has none). Without it, where no lock
- * worker can be reached (no `SharedWorker`, not a dedicated worker: Node, SSR) it does
- * nothing and returns `navigator.locks` if there is one, else `undefined`.
+ * worker can be reached (no `SharedWorker`, not a dedicated worker: Node, SSR) it installs
+ * nothing and returns `navigator.locks` if there is one, else `undefined` (in a browser window
+ * it still wraps `Worker`, so that dedicated workers asking it for a lock worker are told
+ * there is none).
  */
 export function install(options: PolyfillOptions & { local: true }): LockManager;
 export function install(options?: PolyfillOptions): LockManager | undefined;
