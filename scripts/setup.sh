@@ -26,7 +26,7 @@ if [ -z "${WEB_LOCKS_OFFLINE_WASM:-}" ] && rustup_has_wasm || debian_has_wasm; t
 elif [ -z "${WEB_LOCKS_OFFLINE_WASM:-}" ] && timeout 45 rustup target add wasm32-unknown-unknown; then
   log "wasm32 target added by rustup"
 else
-  log "rustup cannot download; building the wasm32 std offline from Debian's rust-web-src (TOOLCHAIN.md)"
+  log "rustup cannot download; building the wasm32 std offline from Debian's rust-web-src"
   apt_install rustc-web cargo-web rust-web-src lld
   [ -e /usr/local/bin/rust-lld ] || $SUDO ln -s /usr/bin/lld /usr/local/bin/rust-lld
   tmp=$(mktemp -d)

@@ -61,6 +61,15 @@ it('index: install() returns an existing navigator.locks, untouched', async () =
   assert.deepEqual(out, [true, true, true]);
 });
 
+it('local: without a MessageChannel, importing it throws a NotSupportedError that says why', async () => {
+  const { out } = await run(`
+    delete globalThis.MessageChannel;
+    const outcome = await import('./local.js').then(() => 'imported', (e) => e.name + ': ' + e.message);
+    console.log(JSON.stringify(outcome));
+  `);
+  assert.match(out, /^NotSupportedError: .*no MessageChannel/);
+});
+
 it('auto: imports and installs nothing', async () => {
   const { out } = await run(`
     await import('./auto.js');
