@@ -481,4 +481,35 @@ describe(`${where}polyfill: a dedicated worker whose page cannot reach a lock wo
       assert.equal(result.locks, noSharedWorker ? 'undefined' : 'object');
     });
   }
+
+  // Two levels down: a user's SharedWorker reaches the lock worker through the page, its
+  // dedicated worker through it (their ports inside the adopts inside the page's port).
+  const noNested = BROWSER === 'chromium' && 'Chromium has no Worker in shared workers';
+  it("the wasm does not load: a user's SharedWorker's dedicated worker's request rejects", { skip: noNested }, async () => {
+    const [page] = await sessions.fresh(1);
+    await page.goto(`${env.origin}/tests/e2e/page.html?impl=bare`);
+    const log = await page.evaluate(async () => {
+      const { install } = await import('/dist/index.js');
+      install({ wasmUrl: '/missing.wasm' });
+      const log = [];
+      const shared = new SharedWorker('/tests/e2e/shared-worker.js?impl=polyfill');
+      await new Promise((resolve) => {
+        shared.port.onmessage = ({ data }) => {
+          log.push(data);
+          if (data.startsWith('shared-ready')) {
+            shared.port.postMessage({ cmd: 'hold', key: 's', name: 'x' });
+            shared.port.postMessage({ cmd: 'spawn' });
+          }
+          if (data === 'shared-nested:worker-ready') {
+            shared.port.postMessage({ cmd: 'nested', message: { cmd: 'hold', key: 'n', name: 'x' } });
+          }
+          if (data.startsWith('shared-nested:worker-rejected')) resolve();
+        };
+        setTimeout(resolve, 15_000);
+      });
+      return log;
+    });
+    assert.ok(log.includes('shared-rejected:s:InvalidStateError'), log.join());
+    assert.ok(log.includes('shared-nested:worker-rejected:n:InvalidStateError'), log.join());
+  });
 });
