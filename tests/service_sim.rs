@@ -16,7 +16,12 @@
 //!    re-declares its state for as long as the worker takes to find its database gone); so
 //!    are a frozen page's and its dedicated workers', until the page thaws;
 //! 3. every request and query of a live context is answered once activity stops;
-//! 4. once every context has ended, the service's tables are empty.
+//! 4. once every context has ended, the service's tables are empty;
+//! 5. a survivor the restarted worker still awaits (its database listed by the survey and
+//!    still open, within [`RECOVERY_LIMIT_MS`]) never has a reclaim answered `stolen`,
+//!    unless a steal took that lock from it. (The race this once missed, an old port's
+//!    `watch` landing between a newer port's hello and its reclaims, is too narrow for
+//!    these schedules to reach: the wasm suite has it.)
 //!
 //! A failure prints its seed; `SIM_SEED=<seed> cargo test --test service_sim replay --
 //! --nocapture` replays that one schedule with a trace.
@@ -27,7 +32,7 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 
 use web_locks::core::Mode;
 use web_locks::protocol::{text, ClientMessage, Text, WorkerMessage};
-use web_locks::service::{Output, PortId, Service, Timer, WatchEnd};
+use web_locks::service::{Output, PortId, Service, Timer, WatchEnd, RECOVERY_LIMIT_MS};
 
 type Time = u64;
 
@@ -145,6 +150,8 @@ struct Ctx {
 struct Worker {
     service: Service,
     alive: bool,
+    /// When its survey answered, and the databases it listed (the survivors it awaits).
+    survey: Option<(Time, HashSet<Text>)>,
     timers: HashMap<Timer, u64>,
     next_port: u32,
     host: usize,
@@ -174,6 +181,8 @@ struct Sim {
     trace: bool,
     tokens: u64,
     pub answered: u64,
+    /// The context and request id of the reclaim being handled, if one is.
+    reclaiming: Option<(usize, u32)>,
 }
 
 impl Sim {
@@ -194,6 +203,7 @@ impl Sim {
             trace,
             tokens: 0,
             answered: 0,
+            reclaiming: None,
         }
     }
 
@@ -638,6 +648,7 @@ impl Sim {
         self.workers.push(Worker {
             service: Service::new(&text(&format!("epoch-{gen}"))),
             alive: true,
+            survey: None,
             timers: HashMap::new(),
             next_port: 0,
             host,
@@ -675,6 +686,9 @@ impl Sim {
         while let Some(output) = self.workers[gen].service.poll_output() {
             match output {
                 Output::Send(port, message) => {
+                    if let WorkerMessage::Stolen { id } = message {
+                        self.check_lost_reclaim(gen, port, id);
+                    }
                     // A steal, a lost reclaim or an eviction releases locks at once, though their
                     // holders learn it later.
                     if let Some(&c) = self.port_owner.get(&(gen, port)) {
@@ -730,8 +744,14 @@ impl Sim {
                         }
                         _ => {}
                     }
+                    let reclaim = match message {
+                        ClientMessage::Reclaim { id, .. } => Some((c, id)),
+                        _ => None,
+                    };
                     self.workers[gen].service.handle_message(port, message);
+                    self.reclaiming = reclaim;
                     self.drain(gen);
+                    self.reclaiming = None;
                 }
             }
             Event::WorkerTimer(gen, timer, token) => {
@@ -753,6 +773,7 @@ impl Sim {
                     let dbs: Vec<Text> = self.dbs.keys().cloned().collect();
                     let mut dbs = dbs;
                     dbs.sort();
+                    self.workers[gen].survey = Some((self.now, dbs.iter().cloned().collect()));
                     self.workers[gen].service.handle_survey(dbs);
                     self.drain(gen);
                 }
@@ -908,6 +929,38 @@ impl Sim {
                 panic!("conflicting holders of {name:?} at {}: {hs:?}", self.now);
             }
         }
+    }
+
+    /// A reclaim answered `stolen` (the lock is lost to its context) is a survivor's that came
+    /// too late: the worker's survey did not list its database, the wait for survivors was
+    /// over, the context or its database is gone, or the lock had already been taken from it
+    /// (a steal; revoked). One the worker was still waiting for is never lost (an old port's
+    /// `watch` ended that wait before its new port's reclaims came, once).
+    fn check_lost_reclaim(&self, gen: usize, port: PortId, id: u32) {
+        let Some((c, reclaimed)) = self.reclaiming else {
+            return;
+        };
+        if reclaimed != id || self.port_owner.get(&(gen, port)) != Some(&c) {
+            return;
+        }
+        let ctx = &self.ctxs[c];
+        let revoked = ctx.reqs.get(&id).is_none_or(|r| r.revoked);
+        // (A context that died, or whose database closed, meanwhile is no longer awaited: a
+        // late port can still bring its reclaim.)
+        let open = self
+            .dbs
+            .get(&ctx.db)
+            .is_some_and(|db| db.open_by == Some(c));
+        let awaited = ctx.alive
+            && open
+            && self.workers[gen].survey.as_ref().is_some_and(|(at, dbs)| {
+                dbs.contains(&ctx.db) && self.now < at + u64::from(RECOVERY_LIMIT_MS)
+            });
+        assert!(
+            revoked || !awaited,
+            "context {c}'s reclaim {id} lost at {} though worker {gen} awaited it",
+            self.now
+        );
     }
 
     /// No live worker has a lock or request of context `c`.
