@@ -19,9 +19,8 @@
 //! 4. once every context has ended, the service's tables are empty;
 //! 5. a survivor the restarted worker still awaits (its database listed by the survey and
 //!    still open, within [`RECOVERY_LIMIT_MS`]) never has a reclaim answered `stolen`,
-//!    unless a steal took that lock from it. (The race this once missed, an old port's
-//!    `watch` landing between a newer port's hello and its reclaims, is too narrow for
-//!    these schedules to reach: the wasm suite has it.)
+//!    unless a steal took that lock from it (an old port's `watch`, landing between a
+//!    newer port's hello and its reclaims, once ended that wait early: seed 31721).
 //!
 //! A failure prints its seed; `SIM_SEED=<seed> cargo test --test service_sim replay --
 //! --nocapture` replays that one schedule with a trace.
@@ -276,8 +275,14 @@ impl Sim {
         // reaches the worker after the context's watchdog gave up on it. (A dedicated
         // worker's page hands its ports on at once here: one handed on late would still come
         // before the page's goodbye, on the page's port; not modelled.)
+        // Now and then it lands just as the newer port's first messages do (its hello, then
+        // what it re-declares), between them.
         if self.ctxs[c].courier && self.rng.chance(6) {
-            let late = self.now + self.rng.range(1100, 2500);
+            let late = if self.rng.chance(30) {
+                self.now + self.ctxs[c].backoff + self.rng.range(1, 8)
+            } else {
+                self.now + self.rng.range(1100, 2500)
+            };
             self.fifo.insert((true, gen, port), late);
             self.ctxs[c].late_until = self.ctxs[c].late_until.max(late);
         }
