@@ -192,10 +192,23 @@ export class Connection {
   // hands ports on to its parent instead, its own and its workers', up to the page: the
   // page's goodbye names every dedicated worker below it (all frozen with it in the
   // back/forward cache).
+  //
+  // Where no lock worker can be reached, the worker is told so (`fatal`, as the lock worker
+  // tells a context it cannot serve): connecting threw (a cross-origin URL in Chromium, a
+  // CSP; no SharedWorker here), or the last one failed to start (a 404; a cross-origin URL
+  // in Firefox), which lost the port handed on before this one, the same worker's asking
+  // again (once: a next one tries again).
   adopt(port, child) {
     if (inDedicatedWorker()) return self.postMessage({ [CONNECT]: 1, child }, [port]);
-    if (child) this.dedicated.push(child);
-    this.post({ type: 'adopt' }, [port]);
+    const unstarted = this.unstarted;
+    this.unstarted = null;
+    try {
+      if (unstarted) throw unstarted;
+      if (child) this.dedicated.push(child);
+      this.post({ type: 'adopt' }, [port]);
+    } catch (error) {
+      port.postMessage({ v: VERSION, type: 'fatal', message: '' + error });
+    }
   }
 
   // Lets the worker notice this context's end even if no pagehide ever runs (a crash, a
@@ -263,7 +276,7 @@ export class Connection {
     try {
       this.open();
     } catch (error) {
-      console.error('web-locks: cannot reconnect to the lock worker', error);
+      console.error('web-locks: cannot reconnect', error);
       this.awaitWelcome(null);
     }
   }
@@ -362,6 +375,7 @@ export class Connection {
   // nothing, the context closes its database, so that such a worker does not wait for it.
   fail(reason, port) {
     if (port && port !== this.link) return; // an earlier port's worker
+    if (port) this.unstarted = reason; // (see adopt)
     console.error('web-locks: ' + reason);
     this.failures = 0;
     if (this.link) this.link.close();

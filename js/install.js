@@ -86,17 +86,11 @@ const defineGlobal = (name, value) =>
 // SharedWorker's port) and its origin's service workers (navigator.serviceWorker's message
 // event, which does not start the client message queue either).
 function adoptWorkers(connection) {
-  // (A dedicated worker says its clientId, as `child`.) Where no lock worker can be reached
-  // (constructing one threw: a cross-origin URL, a CSP; or none here, see install), the
-  // worker is told so, as the lock worker tells a context that cannot serve it.
+  // (A dedicated worker says its clientId, as `child`.)
   const answer = (event) => {
     if (event.data && event.data[CONNECT] === 1 && event.ports.length === 1) {
       event.stopImmediatePropagation();
-      try {
-        connection.adopt(event.ports[0], event.data.child);
-      } catch (error) {
-        event.ports[0].postMessage({ v: 3, type: 'fatal', message: `${error}` });
-      }
+      connection.adopt(event.ports[0], event.data.child);
     }
   };
   // Each wrapped by a subclass that adds the listener to each worker it makes, named and

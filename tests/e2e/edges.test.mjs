@@ -436,24 +436,24 @@ describe(`${where}polyfill: a lock worker without a usable IndexedDB`, () => {
 });
 
 // A page whose polyfill cannot give its dedicated workers a lock worker: the wasm does not
-// load, constructing the lock worker throws (a cross-origin URL), or the page has no
-// SharedWorker at all (older Safari and Android: the polyfill installs nothing there). The
-// worker's request rejects with InvalidStateError, rather than waiting forever (its port
-// was lost inside the page's unread `adopt`, or never answered) while the app's own
-// listener got the polyfill's connection requests every 2 s.
+// load, the lock worker's script does not (a 404: it fails to start), its URL is another
+// origin's (Chromium throws at the construction, Firefox fails to start it), or the page
+// has no SharedWorker at all (older Safari and Android: the polyfill installs nothing
+// there). The worker's request rejects with InvalidStateError, rather than waiting forever
+// (its port was lost inside the page's unread `adopt`, or with the worker that never
+// started, or never answered) while the app's own listener got the polyfill's connection
+// requests every 2 s.
 describe(`${where}polyfill: a dedicated worker whose page cannot reach a lock worker`, () => {
   const sessions = freshSessions(() => env, 'polyfill');
   after(() => sessions.close());
 
   for (const [what, options, noSharedWorker] of [
     ['the wasm does not load', { wasmUrl: '/missing.wasm' }],
-    ['constructing the lock worker throws', { workerUrl: 'http://cross-origin.test/web-locks-worker.js' }],
+    ['the lock worker does not start (404)', { workerUrl: '/no-such-worker.js' }],
+    ['the lock worker is cross-origin', { workerUrl: 'http://cross-origin.test/web-locks-worker.js' }],
     ['no SharedWorker in the page', {}, true],
   ]) {
-    // (Firefox reports a cross-origin worker URL by an error event, not a throw: a lock
-    // worker that fails to start, whose dedicated workers wait; README "Known limits".)
-    const skip = BROWSER === 'firefox' && options.workerUrl && 'Firefox: no throw (README "Known limits")';
-    it(`${what}: the worker's request rejects`, { skip }, async () => {
+    it(`${what}: the worker's request rejects`, async () => {
       const [page] = await sessions.fresh(1);
       // (`impl=bare` first: page.js installs nothing; the page installs as the case says.)
       await page.goto(`${env.origin}/tests/e2e/page.html?impl=bare`);
