@@ -59,7 +59,15 @@ for (const impl of IMPLS) {
       await a.evaluate(() => T.connectShared('s'));
       await until(a, ready);
       await a.evaluate(() => T.tellShared('s', { cmd: 'spawn' }));
-      if ((await said(a, 'shared-nested:')) === 'shared-nested:none') {
+      // (Firefox ESR now and then never starts a shared worker's dedicated worker: seen in
+      // two clean-clone runs of five, once with native locks, before any lock was asked
+      // for. It is spawned again then, and that is printed.)
+      const first = await said(a, 'shared-nested:').catch(async () => {
+        console.log(`# ${where}${impl}: the shared worker's dedicated worker did not start in 10 s; spawned again`);
+        await a.evaluate(() => T.tellShared('s', { cmd: 'spawn' }));
+        return said(a, 'shared-nested:');
+      });
+      if (first === 'shared-nested:none') {
         await a.evaluate(() => T.tellShared('s', { cmd: 'close' }));
         return t.skip('this browser has no Worker in shared workers');
       }
