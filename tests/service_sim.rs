@@ -749,12 +749,11 @@ impl Sim {
                         }
                         _ => {}
                     }
-                    let reclaim = match message {
-                        ClientMessage::Reclaim { id, .. } => Some((c, id)),
-                        _ => None,
-                    };
+                    // (What this message makes the worker say comes out in drain().)
+                    if let ClientMessage::Reclaim { id, .. } = message {
+                        self.reclaiming = Some((c, id));
+                    }
                     self.workers[gen].service.handle_message(port, message);
-                    self.reclaiming = reclaim;
                     self.drain(gen);
                     self.reclaiming = None;
                 }
