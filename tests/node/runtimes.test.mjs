@@ -1,8 +1,9 @@
 // Importing the entries never throws in the server-side runtimes apps run on (SSR, scripts):
-// Node 18 and 22, Bun and Deno, each fetched from the npm registry at a fixed version (npx).
-// In each: install() — with no lock worker to reach — returns the runtime's own
-// navigator.locks, or undefined; then every ESM entry imports and both classic scripts
-// evaluate.
+// Node 18, 22 and 24, Bun and Deno, each fetched from the npm registry at a fixed version
+// (npx). In each: install() — with no lock worker to reach — returns the runtime's own
+// navigator.locks (Node 24 and Deno have one: README "Browser and context support"), or
+// undefined, and so does install({ local: true }) where there is one; then every ESM entry
+// imports and both classic scripts evaluate; where there is one, `force` replaces it.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -13,11 +14,13 @@ import { pathToFileURL } from 'node:url';
 
 const DIST = resolve(import.meta.dirname, '../../dist');
 const at = (file) => JSON.stringify(pathToFileURL(join(DIST, file)).href);
+// [package, its arguments], and whether the runtime has a navigator.locks of its own.
 const RUNTIMES = {
-  'Node 18': ['node@18.20.8'],
-  'Node 22': ['node@22.23.3'],
-  Bun: ['bun@1.4.5'],
-  Deno: ['deno@2.9.6', 'run', '--allow-read'],
+  'Node 18': [['node@18.20.8'], false],
+  'Node 22': [['node@22.23.3'], false],
+  'Node 24': [['node@24.21.0'], true],
+  Bun: [['bun@1.4.5'], false],
+  Deno: [['deno@2.9.6', 'run', '--allow-read'], true],
 };
 
 const SCRIPT = `
@@ -31,7 +34,9 @@ const SCRIPT = `
     install: install() === own,
     global: globalThis.WebLocksPolyfill.install() === own,
     manager: typeof createLockManager(),
+    native: own !== undefined,
   };
+  if (own) result.local = install({ local: true }) === own;
   // The other entries (local.js last: it installs this realm's own lock manager).
   (0, eval)(await read(${at('web-locks-extras.global.js')}));
   result.extras = typeof globalThis.WebLocksPolyfill.findDeadlocks;
@@ -41,10 +46,21 @@ const SCRIPT = `
     imported.push(entry.split('/').pop());
   }
   result.imported = imported.join();
+  // There, install({ local: true, force: true }) puts the package's in place of the runtime's,
+  // and another local lock manager excludes it.
+  if (own) {
+    const forced = install({ local: true, force: true });
+    const other = createLockManager({ local: true });
+    result.forced = forced === navigator.locks && forced !== own &&
+      (await forced.request('x', () => other.request('x', { ifAvailable: true }, (lock) => lock === null)));
+  }
   console.log(JSON.stringify(result));
+  // (Deno 2.9 keeps running once a message has gone through a MessagePort, even an unref'd
+  // one, until it is closed: README "In-process lock manager".)
+  if (typeof Deno === 'object') Deno.exit(0);
 `;
 
-for (const [runtime, [pkg, ...args]] of Object.entries(RUNTIMES)) {
+for (const [runtime, [[pkg, ...args], native]] of Object.entries(RUNTIMES)) {
   it(`${runtime}: every entry imports; install() leaves the runtime as it is`, async () => {
     const script = join(mkdtempSync(join(tmpdir(), 'web-locks-runtime-')), 'check.mjs');
     writeFileSync(script, SCRIPT);
@@ -58,6 +74,8 @@ for (const [runtime, [pkg, ...args]] of Object.entries(RUNTIMES)) {
       install: true,
       global: true,
       manager: 'object',
+      native,
+      ...(native && { local: true, forced: true }),
       extras: 'function',
       imported: 'scopes.js,deadlocks.js,vite.js,local.js',
     });
