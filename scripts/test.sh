@@ -29,12 +29,16 @@ node scripts/sizes.mjs --check
 step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium"
 CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} wasm-pack test --headless --chrome --lib --no-default-features
 
-step "JS units (deadlock detector, scopes included) and TypeScript declarations (DOM, Node, bare ES; TypeScript 5.9 and 5.4)"
+step "JS units (deadlock detector, scopes included) and TypeScript declarations (DOM, Node, bare ES, node10 resolution; TypeScript 5.9 and 5.4)"
 node --test tests/js/
 # (By path: both packages provide a `tsc` command. 5.4's DOM lib declares LockManager with
 # a LockGrantedCallback of its own, without a type parameter, as TypeScript did before 5.9.)
+# (node10 resolution reads no `exports` and has no self-reference: the package is found
+# through a node_modules link, and its subpaths' declarations through `typesVersions`.)
+mkdir -p tests/types/node10/node_modules
+ln -sfn ../../../.. tests/types/node10/node_modules/web-locks-polyfill
 for typescript in typescript typescript-5.4; do
-  for project in tests/types tests/types/node tests/types/bare; do
+  for project in tests/types tests/types/node tests/types/bare tests/types/node10; do
     node "node_modules/$typescript/bin/tsc" -p "$project/tsconfig.json"
   done
 done
