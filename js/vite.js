@@ -3,15 +3,35 @@
 // `new URL('./web-locks-worker.js', import.meta.url)` would point to a file that is not
 // there. Kept out of the optimizer, the package is served from its own directory, so the
 // worker and the .wasm are found next to it, at one URL for every page of the dev server.
-// (Builds need nothing: Vite emits both as assets.)
 // (Every entry, those that import the main one included: a pre-bundled copy of it would be
 // a second package on the page.)
+// Builds emit both as assets, unless `build.assetsInlineLimit` is raised above their size:
+// then they would be inlined as data: URLs, and a SharedWorker from a data: URL has an
+// opaque origin (no IndexedDB: no crash detection; refused by a `worker-src 'self'` CSP).
+// The plugin keeps those two files out of inlining, and leaves the rest to the app's limit.
 const ENTRIES = ['', '/auto', '/local', '/scopes', '/deadlocks'];
+const OWN = /[\\/](web-locks-worker\.js|web_locks_bg\.wasm)$/;
 
 export default function webLocks() {
   return {
     name: 'web-locks-polyfill',
-    config: () => ({ optimizeDeps: { exclude: ENTRIES.map((entry) => 'web-locks-polyfill' + entry) } }),
+    config(user) {
+      const limit = user.build && user.build.assetsInlineLimit;
+      return {
+        optimizeDeps: { exclude: ENTRIES.map((entry) => 'web-locks-polyfill' + entry) },
+        build: {
+          // (undefined: Vite's default limit.)
+          assetsInlineLimit: (file, content) =>
+            OWN.test(file)
+              ? false
+              : typeof limit === 'function'
+                ? limit(file, content)
+                : limit === undefined
+                  ? undefined
+                  : content.length < Number(limit),
+        },
+      };
+    },
   };
 }
 

@@ -41,6 +41,28 @@ describe('vite build', () => {
   });
 });
 
+// An app that raises the inline limit above the worker's and the wasm's size: the plugin
+// keeps both files out of it (a data: URL lock worker would have an opaque origin).
+describe('vite build with a raised assetsInlineLimit', () => {
+  let server;
+  let origin;
+  before(async () => {
+    const args = ['build', '--base', '/app/', '--assetsInlineLimit', '1000000', '--outDir', 'dist-inline'];
+    run(process.execPath, ['node_modules/vite/bin/vite.js', ...args, '--logLevel', 'warn'], app);
+    server = await serve(0, { root: join(app, 'dist-inline'), base: '/app/' });
+    origin = `http://127.0.0.1:${server.address().port}`;
+  });
+  after(() => new Promise((ok) => server.close(ok)));
+
+  it('still emits the worker and the wasm as files; two tabs exclude each other', async () => {
+    const assets = readdirSync(join(app, 'dist-inline/assets'));
+    assert.ok(assets.some((f) => /^web-locks-worker-.+\.js$/.test(f)), assets.join());
+    assert.ok(assets.some((f) => /^web_locks_bg-.+\.wasm$/.test(f)), assets.join());
+    const worker = await twoTabsExclude(env.browser, [`${origin}/app/`, `${origin}/app/other/`]);
+    assert.match(worker, /\/app\/assets\/web-locks-worker-[^/]+\.js#wasm=.*%2Fapp%2Fassets%2Fweb_locks_bg-/);
+  });
+});
+
 describe('vite dev server', () => {
   let server;
   before(async () => {
