@@ -57,9 +57,15 @@ export function requestAll(names, options) {
       opts.ifAvailable = true;
       opts.timeout = opts.signal = undefined;
     }
+    // (With a timeout, the request watches a signal of its own, which the caller's aborts
+    // through a listener: unheard where that event is stopped and there is no
+    // AbortSignal.any, the caller's aborted signal still gets no callback run, as §4.4 step
+    // 14.1 has it for request().)
+    const { signal } = opts;
     stop = deadline(opts);
     const run = (held) => {
       stop();
+      if (signal && signal.aborted) throw internals.abortReason(signal);
       if (now && !held) throw timeoutError(0);
       return callback(held);
     };
@@ -77,7 +83,8 @@ export function requestAll(names, options) {
 // `timeout` (> 0): the request waits on a signal of its own, aborted with a "TimeoutError" when the
 // time is up (or with the reason of the caller's `signal`, if that aborts first), so that it
 // leaves every queue as an aborted request does. Returns what stops both (once granted, or
-// failed). A timeout of 2^31 ms (~24.8 days) or more, beyond setTimeout, never fires.
+// failed). A timeout beyond setTimeout's 2^31-1 ms (~24.8 days) never fires (Node would
+// fire it at once).
 function deadline(options) {
   const { signal, timeout } = options;
   if (timeout === undefined) return () => {};
@@ -88,7 +95,7 @@ function deadline(options) {
     controller.abort(reason);
   };
   const follow = () => abort(internals.abortReason(signal));
-  const timer = timeout < 2 ** 31 && setTimeout(() => abort(timeoutError(timeout)), timeout);
+  const timer = timeout <= 2 ** 31 - 1 && setTimeout(() => abort(timeoutError(timeout)), timeout);
   const unwatch = signal ? internals.addAbortAlgorithm(signal, follow) : () => {};
   const stop = () => {
     clearTimeout(timer);

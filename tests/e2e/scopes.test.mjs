@@ -250,6 +250,37 @@ for (const impl of IMPLS) {
       assert.deepEqual(outcome, ['released', 'granted']);
     });
 
+    it('requestAll with timeout and a signal whose abort event is stopped, no AbortSignal.any: no callback at the grant', async () => {
+      const [a] = await fresh(1);
+      const outcome = await a.evaluate(async () => {
+        const { requestAll } = await import('/dist/scopes.js');
+        let release;
+        const holder = navigator.locks.request('tstop', () => new Promise((r) => (release = r)));
+        const any = AbortSignal.any;
+        delete AbortSignal.any;
+        try {
+          const c = new AbortController();
+          c.signal.addEventListener('abort', (e) => e.stopImmediatePropagation());
+          let ran = false;
+          const options = { timeout: 60_000, signal: c.signal, manager: navigator.locks };
+          const waiting = requestAll(['tstop'], options, () => (ran = true)).then(
+            () => 'resolved',
+            (e) => `rejected:${e}`,
+          );
+          await new Promise((r) => setTimeout(r, 10));
+          c.abort('why');
+          release();
+          await holder;
+          return `${await waiting}, ran: ${ran}`;
+        } finally {
+          AbortSignal.any = any;
+        }
+      });
+      assert.equal(outcome, 'rejected:why, ran: false');
+      // The lock given back: free again.
+      assert.equal(await a.evaluate(() => navigator.locks.request('tstop', { ifAvailable: true }, (l) => !!l)), true);
+    });
+
     it('requestAll with timeout and signal: the signal aborting first rejects with its reason', async () => {
       const [a, b] = await fresh(2);
       await hold(a, 'a', 'tz');

@@ -57,3 +57,14 @@ it('timeout: TimeoutError, no pending entry left; granted in time, the timer is 
   inTime.release('ok');
   assert.deepEqual(await inTime.result, { value: 'ok' });
 });
+
+it('a timeout just beyond setTimeout (2^31-1 ms and a half) never fires: Node would at once', async () => {
+  const held = holdAll(one, ['t-big']);
+  await held.granted;
+  const waiting = holdAll(two, ['t-big'], { timeout: 2 ** 31 - 0.5 });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  held.release();
+  assert.deepEqual(await waiting.granted, { names: ['t-big'], mode: 'exclusive' });
+  waiting.release('late');
+  assert.deepEqual(await waiting.result, { value: 'late' });
+});
