@@ -27,13 +27,14 @@
 //! | `snapshot`     | `id`, `names`, `clientIds`, `held`, `pending` | resolve query(): see [`WorkerMessage::Snapshot`] |
 //! | `error`        | `id` (if known), `message` | the message was refused; state unchanged    |
 //! | `evicted`      |                            | the worker took this context for dead, released its locks and closes the port: its locks are lost (reject with AbortError); connect again and re-declare its requests and queries |
-//! | `fatal`        | `message`                  | (from the loader) the wasm failed to load; the worker loads it again when a port next connects |
+//! | `fatal`        | `message`                  | from the worker's loader: the wasm failed to load (it loads it again when a port next connects); or from the context a port was asked of or handed on by (`adopt`), which cannot reach a lock worker (none constructible, or its last one failed to start): the requests reject, and the next connection tries again |
 //!
 //! Re-sending a live `request` (same `id`) is idempotent: a pending one stays as it is, a
 //! held one is answered with `granted` again; a `reclaim` of a lock the worker still knows
 //! as held by the sender is accepted silently. Both happen when a context reconnects. Any
 //! other `reclaim` rebuilds a restarted worker's state while it waits for survivors, and is
-//! answered `stolen` once it serves (the lock may have been another's meanwhile).
+//! answered `stolen` once it serves (the lock may have been another's meanwhile; its scope's
+//! names are then checked no further than for a reserved name).
 //!
 //! Names are DOMStrings: JS strings carried as they are, read and written by the worker as
 //! UTF-16 code units (lone surrogates included, nothing replaced).
