@@ -107,10 +107,20 @@ it('vite: the plugin module imports in Node', async () => {
   const { out } = await run(`
     const { default: webLocks, webLocks: named } = await import('./vite.js');
     const plugin = webLocks();
-    console.log(JSON.stringify({ same: webLocks === named, name: plugin.name, config: plugin.config() }));
+    // build.assetsInlineLimit: never the worker or the wasm; otherwise the app's own limit.
+    const limit = (build) => plugin.config({ build }).build.assetsInlineLimit;
+    const size = (length) => ({ length });
+    const files = ['/app/node_modules/x/dist/web-locks-worker.js', '/p/web_locks_bg.wasm', '/a.png'];
+    const inline = {
+      unset: files.map((file) => limit(undefined)(file, size(1))),
+      number: [limit({ assetsInlineLimit: 10 })('/a.png', size(5)), limit({ assetsInlineLimit: 10 })('/a.png', size(50))],
+      function: files.map((file) => limit({ assetsInlineLimit: (f) => !f.endsWith('.svg') })(file, size(1))),
+    };
+    console.log(JSON.stringify({ same: webLocks === named, name: plugin.name, config: plugin.config({}), inline }));
   `);
   assert.equal(out.same, true);
   assert.equal(out.name, 'web-locks-polyfill');
+  assert.deepEqual(out.inline, { unset: [false, false, null], number: [true, false], function: [false, false, true] });
   assert.deepEqual(out.config.optimizeDeps.exclude, [
     'web-locks-polyfill',
     'web-locks-polyfill/auto',
