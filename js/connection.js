@@ -19,7 +19,6 @@ const WELCOME_MS = 1000;
 // survivors, recovery.rs, also when it has no other way to learn that the worker failed: a
 // dedicated worker, whose port is in its parent's `adopt`.)
 const WELCOME_MAX_MS = 2000;
-let dbCount = 0;
 // A lifeline found missing (watchWorker).
 let missing;
 
@@ -158,6 +157,7 @@ export class Connection {
         if (!dedicated) throw error;
       }
       if (url) {
+        this.key = url;
         const worker = new SharedWorker(url, { name: WORKER_NAME });
         worker.onerror = () => this.fail('the lock worker failed to start (' + url + ')', worker.port);
         return worker.port;
@@ -216,8 +216,11 @@ export class Connection {
   // version upgrade of it goes through only once the browser has closed our connection.
   openDatabase() {
     // The prefix is the one the worker's loader (js/worker-entry.js) surveys: it lists these
-    // databases after a restart.
-    const name = `web-locks-client-${this.ownId}-${++dbCount}`;
+    // databases after a restart. Then the count of earlier ports (one database per port at
+    // most: opened as it connects). A window's ends with its lock worker's URL: a worker of
+    // another URL (a deploy's new hashed name, while old tabs stay open) does not wait for it.
+    // (A dedicated worker does not know that URL.)
+    const name = `web-locks-client-${this.ownId}-${this.hellos}${this.key || ''}`;
     let request;
     try {
       request = indexedDB.open(name, 1); // (throws where there is no indexedDB)

@@ -96,15 +96,32 @@ const glue = minifiedNames(
   await readFile('pkg/web_locks_bg.wasm'),
 );
 
+// The glue without the wrappers of the wasm's exports that `loader` never calls (the worker
+// serves on a SharedWorker, the in-realm service on a channel; the wasm has both). The build
+// fails if a wrapper's shape changed.
+function only(used, glue) {
+  for (const name of ['serve', 'lifeline_open', 'serve_local']) {
+    if (used.includes(name)) continue;
+    const wrapper = new RegExp(`\\n    function ${name}\\([^]*?\\n    }\\n    exports\\.${name} = ${name};\\n`);
+    if (!wrapper.test(glue)) throw new Error(`bundle: the glue's ${name}() changed shape: update only()`);
+    glue = glue.replace(wrapper, '\n');
+  }
+  return glue;
+}
+
 // The worker: wasm-bindgen's classic glue + our entry, one classic script.
 const entry = await readFile('js/worker-entry.js', 'utf8');
-const worker = await transform(glue + '\n' + entry, { minify: true, target: TARGETS, legalComments: 'none' });
+const worker = await transform(only(['serve', 'lifeline_open'], glue) + '\n' + entry, {
+  minify: true,
+  target: TARGETS,
+  legalComments: 'none',
+});
 await writeFile('dist/web-locks-worker.js', worker.code);
 await copyFile('pkg/web_locks_bg.wasm', 'dist/web_locks_bg.wasm');
 
 // The in-realm service ({ local: true }): the same glue as an ES module, loaded on demand by
 // the entries. Its tail is not minified, so that its bundler hints survive.
-const glueModule = await transform(glue, { minify: true, target: TARGETS, legalComments: 'none' });
+const glueModule = await transform(only(['serve_local'], glue), { minify: true, target: TARGETS, legalComments: 'none' });
 const service = await transform(await readFile('js/local-service.js', 'utf8'), { format: 'esm', target: TARGETS });
 await writeFile('dist/web-locks-service.js', glueModule.code + service.code);
 

@@ -268,6 +268,26 @@ describe(`${where}polyfill: edges`, () => {
     await until(b, 'granted:b2:other:exclusive');
   });
 
+  // A deploy renames the lock worker (a hashed asset) while old tabs stay open: a new tab
+  // starts a second lock worker, whose survey finds the old tabs' databases and the old
+  // worker's lifeline, all held open by contexts that will never re-declare to it. Each
+  // names its lock worker's URL: the new worker awaits only its own (before, it granted
+  // nothing for its whole 3 s wait for survivors).
+  it("a lock worker of a new URL (a deploy's) does not wait for the old one's clients", async () => {
+    const [a, b] = await sessions.fresh(2);
+    await hold(a, 'a', 'old');
+    await until(a, 'granted:a:old:exclusive');
+    const waited = await b.evaluate(async () => {
+      const { createLockManager } = await import('/dist/index.js');
+      const locks = createLockManager({ workerUrl: '/dist/web-locks-worker.js?deployed' });
+      const t0 = performance.now();
+      await locks.request('new', () => {});
+      return performance.now() - t0;
+    });
+    assert.ok(waited < 2000, `first grant after ${waited.toFixed(0)} ms`);
+    console.log(`# first grant from the new URL's lock worker: ${waited.toFixed(0)} ms`);
+  });
+
   // The site's storage cleared while a tab is open (README "Known limits"): the lock worker
   // lives on without its lifeline, and names it in every welcome. A tab opened afterwards
   // finds it missing: it reconnects once, not in a loop (it did, ~370 times a second), and
