@@ -157,7 +157,7 @@ export class Connection {
         if (!dedicated) throw error;
       }
       if (url) {
-        this.key = url;
+        this.key = url.hash;
         const worker = new SharedWorker(url, { name: WORKER_NAME });
         worker.onerror = () => this.fail('the lock worker failed to start (' + url + ')', worker.port);
         return worker.port;
@@ -217,9 +217,9 @@ export class Connection {
   openDatabase() {
     // The prefix is the one the worker's loader (js/worker-entry.js) surveys: it lists these
     // databases after a restart. Then the count of earlier ports (one database per port at
-    // most: opened as it connects). A window's ends with its lock worker's URL: a worker of
-    // another URL (a deploy's new hashed name, while old tabs stay open) does not wait for it.
-    // (A dedicated worker does not know that URL.)
+    // most: opened as it connects). A window's ends with its lock worker URL's fragment
+    // (`#wasm=<url>`): a lock worker of another build or app (a deploy renamed the files
+    // while old tabs stay open) does not wait for it. (A worker context does not know it.)
     const name = `web-locks-client-${this.ownId}-${this.hellos}${this.key || ''}`;
     let request;
     try {

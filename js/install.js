@@ -18,10 +18,10 @@ const uuid = () => '10000000-1000-4000-8000-100000000000'.replace(/[018]/g, (c) 
 // constructed: a dedicated worker (possibly started from a blob: URL, against which no
 // relative URL resolves) gets its port from its parent and never needs them.
 function workerLocation(defaults, options) {
-  const worker = new URL(options.workerUrl || defaults.workerUrl(), location.href);
+  const worker = new URL(options.workerUrl || defaults.workerUrl(), location);
   const wasm = options.wasmUrl || (options.workerUrl ? null : defaults.wasmUrl());
-  if (wasm) worker.hash = 'wasm=' + encodeURIComponent(new URL(wasm, location.href).href);
-  return worker.href;
+  if (wasm) worker.hash = 'wasm=' + encodeURIComponent(new URL(wasm, location).href);
+  return worker;
 }
 
 // A client of the lock worker: its own clientId, port and liveness database. install() makes

@@ -6,7 +6,7 @@
 // src/service/recovery.rs), and of earlier workers' lifelines (watched the same way: one
 // that a worker left when it ended with the origin's last tab is found closed and deleted),
 // starts here, with the wasm's fetch and compile rather than after
-// them (cold start); serve() gets it. The worker's lifeline `web-locks-worker-<epoch><URL>` (held
+// them (cold start); serve() gets it. The worker's lifeline `web-locks-worker-<epoch><#fragment>` (held
 // open for the worker's life: its clients watch it to notice the worker's death) is opened
 // once it serves, so that a worker whose wasm fails leaves no database behind;
 // lifeline_open() gets it.
@@ -30,7 +30,7 @@
   addEventListener('connect', keep);
   // This worker's identity: its lifeline database is named after it.
   const epoch = Math.random().toString(36).slice(2); // (about 52 random bits)
-  const key = location.href;
+  const key = location.hash;
   const factory = self.indexedDB;
   // (No IndexedDB, or an open that fails, e.g. private browsing in older Firefox: clients
   // are welcomed without a lifeline.)
@@ -50,15 +50,18 @@
     }).catch(() => null);
   // Empty where `databases()` is missing (Firefox before 126) or fails: there a restarted
   // worker cannot know its survivors.
-  // (Only this worker URL's: a window's database and a worker's lifeline end with it.)
+  // Only this worker's, by the URL fragment its pages give it (`#wasm=<url>`, which a
+  // redirect keeps; it differs between two lock workers of different builds or apps): a
+  // window's database and a worker's lifeline end with it. (Where there is none here, only
+  // the '#' is taken out, so that every name is kept.)
   const surveyed = new Promise((done) => done(factory.databases()))
     .then((infos) =>
-      infos.map((info) => info.name).filter((name) => /^web-locks-(client|worker)-[\w-]*$/.test(name.replace(key, ''))),
+      infos.map((info) => info.name).filter((name) => /^web-locks-(client|worker)-[^#]*$/.test(name.replace(key || '#', ''))),
     )
     .catch(() => []);
   // The .wasm sits next to this script unless the page said where (#wasm=<url>).
-  const hash = /[#&]wasm=([^&]*)/.exec(location.hash);
-  const wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', key).href;
+  const hash = /[#&]wasm=([^&]*)/.exec(key);
+  const wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', location).href;
   // Serving starts once the wasm and the survey are ready; the lifeline, often the slowest
   // (creating a database), only delays the clients' welcome, not their first grants.
   const load = () =>

@@ -22,7 +22,14 @@ const TYPES = {
 // Firefox from putting a page in its back/forward cache).
 export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', store = false } = {}) {
   const server = createServer(async (req, res) => {
-    let path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const url = new URL(req.url, 'http://x');
+    // (For the end-to-end test of a lock worker whose script URL redirects: `?redirect`
+    // answers 302 to the same path without it.)
+    if (url.search === '?redirect') {
+      res.writeHead(302, { location: url.pathname, 'cache-control': 'no-store' }).end();
+      return;
+    }
+    let path = decodeURIComponent(url.pathname);
     if (!path.startsWith(base)) {
       res.writeHead(404).end('not found');
       return;

@@ -268,24 +268,55 @@ describe(`${where}polyfill: edges`, () => {
     await until(b, 'granted:b2:other:exclusive');
   });
 
-  // A deploy renames the lock worker (a hashed asset) while old tabs stay open: a new tab
-  // starts a second lock worker, whose survey finds the old tabs' databases and the old
-  // worker's lifeline, all held open by contexts that will never re-declare to it. Each
-  // names its lock worker's URL: the new worker awaits only its own (before, it granted
-  // nothing for its whole 3 s wait for survivors).
+  // A deploy renames the lock worker and its wasm (hashed assets) while old tabs stay open:
+  // a new tab starts a second lock worker, whose survey finds the old tabs' databases and
+  // the old worker's lifeline, all held open by contexts that will never re-declare to it.
+  // Each ends with its lock worker URL's `#wasm=` fragment: the new worker awaits only its
+  // own (before, it granted nothing for its whole 3 s wait for survivors).
   it("a lock worker of a new URL (a deploy's) does not wait for the old one's clients", async () => {
     const [a, b] = await sessions.fresh(2);
     await hold(a, 'a', 'old');
     await until(a, 'granted:a:old:exclusive');
     const waited = await b.evaluate(async () => {
       const { createLockManager } = await import('/dist/index.js');
-      const locks = createLockManager({ workerUrl: '/dist/web-locks-worker.js?deployed' });
+      const locks = createLockManager({
+        workerUrl: '/dist/web-locks-worker.js?deployed',
+        wasmUrl: '/dist/web_locks_bg.wasm?deployed',
+      });
       const t0 = performance.now();
       await locks.request('new', () => {});
       return performance.now() - t0;
     });
     assert.ok(waited < 2000, `first grant after ${waited.toFixed(0)} ms`);
     console.log(`# first grant from the new URL's lock worker: ${waited.toFixed(0)} ms`);
+    // A lock worker whose URL has no fragment cannot tell its clients from another's: it
+    // awaits every database, a's too (which never re-declares to it): its whole 3 s.
+    const blind = await b.evaluate(async () => {
+      const { createLockManager } = await import('/dist/index.js');
+      const locks = createLockManager({ workerUrl: '/dist/web-locks-worker.js?no-fragment' });
+      const t0 = performance.now();
+      await locks.request('new', () => {});
+      return performance.now() - t0;
+    });
+    assert.ok(blind >= 2500, `first grant after ${blind.toFixed(0)} ms`);
+  });
+
+  // What the naming rests on: a SharedWorker whose script URL redirects sees the fragment
+  // its pages gave (Fetch: a redirect keeps the request's fragment), whatever location it
+  // reports; so its clients' databases stay its own, and it awaits them after a restart.
+  // Without a fragment, a lock worker awaits every database (tested above by the wait: a
+  // worker whose URL has none).
+  it('a SharedWorker whose script URL redirects keeps the fragment its pages gave', async () => {
+    const [a] = await sessions.fresh(1);
+    const href = await a.evaluate(
+      () =>
+        new Promise((done) => {
+          const { port } = new SharedWorker('/tests/e2e/location-worker.js?redirect#wasm=x');
+          port.onmessage = (event) => done(event.data);
+        }),
+    );
+    assert.match(href, /\/tests\/e2e\/location-worker\.js(\?redirect)?#wasm=x$/);
+    console.log(`# the redirected worker's location: ${href}`);
   });
 
   // The site's storage cleared while a tab is open (README "Known limits"): the lock worker

@@ -255,7 +255,10 @@ for (const impl of IMPLS) {
       const outcome = await a.evaluate(async () => {
         const { requestAll } = await import('/dist/scopes.js');
         let release;
-        const holder = navigator.locks.request('tstop', () => new Promise((r) => (release = r)));
+        let holder;
+        await new Promise((held) => {
+          holder = navigator.locks.request('tstop', () => new Promise((r) => held((release = r))));
+        });
         const any = AbortSignal.any;
         delete AbortSignal.any;
         try {
