@@ -46,6 +46,8 @@ const SCRIPT = `
     imported.push(entry.split('/').pop());
   }
   result.imported = imported.join();
+  // (The local entry, too, leaves a runtime's own in place.)
+  result.afterLocal = globalThis.navigator.locks === own;
   // There, install({ local: true, force: true }) puts the package's in place of the runtime's,
   // and another local lock manager excludes it.
   if (own) {
@@ -75,6 +77,7 @@ for (const [runtime, [[pkg, ...args], native]] of Object.entries(RUNTIMES)) {
       global: true,
       manager: 'object',
       native,
+      afterLocal: native,
       ...(native && { local: true, forced: true }),
       extras: 'function',
       imported: 'scopes.js,deadlocks.js,vite.js,local.js',

@@ -6,6 +6,8 @@ import { queryScopes, requestAll } from 'web-locks-polyfill/scopes';
 import webLocks, { type WebLocksVitePlugin } from 'web-locks-polyfill/vite';
 import 'web-locks-polyfill/auto';
 import 'web-locks-polyfill/local';
+import 'web-locks-polyfill/global';
+import 'web-locks-polyfill/global-extras';
 
 const manager: LockManager | undefined = install();
 const local: LockManager = createLockManager({ local: true });
