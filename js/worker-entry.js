@@ -50,13 +50,20 @@
     }).catch(() => null);
   // Empty where `databases()` is missing (Firefox before 126) or fails: there a restarted
   // worker cannot know its survivors.
-  // Only this worker's, by the URL fragment its pages give it (`#wasm=<url>`, which a
-  // redirect keeps; it differs between two lock workers of different builds or apps): a
-  // window's database and a worker's lifeline end with it. (Where there is none here, only
-  // the '#' is taken out, so that every name is kept.)
+  // A window's database and a worker's lifeline end with their lock worker URL's fragment,
+  // `#wasm=<url>` as its pages give it (a redirect keeps it; it differs between lock workers
+  // of two builds or apps): those with another are another lock worker's, not awaited. A
+  // worker whose own fragment is not such (none: a `workerUrl` without `wasmUrl`; one that a
+  // redirect's target or a service worker's response put there) cannot tell: it keeps all.
+  // (Worker contexts' databases have none: kept.)
   const surveyed = new Promise((done) => done(factory.databases()))
     .then((infos) =>
-      infos.map((info) => info.name).filter((name) => /^web-locks-(client|worker)-[^#]*$/.test(name.replace(key || '#', ''))),
+      infos
+        .map((info) => info.name)
+        .filter((name) => {
+          const tail = name.replace(/^web-locks-(client|worker)-[^#]*/, '');
+          return tail != name && (!tail || tail == key || !/^#wasm=/.test(key));
+        }),
     )
     .catch(() => []);
   // The .wasm sits next to this script unless the page said where (#wasm=<url>).

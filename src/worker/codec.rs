@@ -157,8 +157,8 @@ impl Codec {
                 .unwrap_or(false))
         };
         let names = || {
-            decode_lock_names(&fields)
-                .ok_or((id, "name must be a string, names an array of strings"))
+            // (`name` a string, or `names` an array of strings.)
+            decode_lock_names(&fields).ok_or((id, "malformed name"))
         };
         let mode = || {
             let mode = fields.get(Word::Mode);
@@ -167,7 +167,7 @@ impl Codec {
             } else if mode == *self.word(Word::Shared) {
                 Ok(Mode::Shared)
             } else {
-                Err((id, "mode must be \"exclusive\" or \"shared\""))
+                Err((id, "malformed mode")) // (neither "exclusive" nor "shared")
             }
         };
         // (The frequent types first: each test is a call into JS.)
