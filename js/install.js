@@ -31,10 +31,13 @@ function workerLocation(defaults, options) {
 // connection nor depends on the tab hosting the worker being responsive (Chromium routes
 // new SharedWorker connections through that tab's main thread); where none can be, or the
 // connection fails now, it stays lazy and request() reports the failure.
+// (The lock worker's URL is resolved once, at the first connection: relative options must
+// not follow the page's history.pushState to another lock worker at a reconnection.)
 function connect(defaults, options) {
+  let url;
   const connection = options.local
     ? localConnection(defaults, options, uuid())
-    : new Connection(() => workerLocation(defaults, options), uuid());
+    : new Connection(() => url || (url = workerLocation(defaults, options)), uuid());
   const start = () => {
     if (!connection.constructor.reachable()) return;
     try {

@@ -95,6 +95,29 @@ describe(`${where}polyfill: recovery`, () => {
     }
   });
 
+  // A relative workerUrl/wasmUrl is resolved at the first connection, not again: a page that
+  // history.pushState'd to a deeper path reconnects to the same lock worker after a restart
+  // (it resolved against the new path, a 404: its held lock went to another tab after the
+  // new worker's 3 s wait).
+  it('relative worker and wasm URLs: after history.pushState, a restart reaches the same lock worker', { skip: needsCdp }, async () => {
+    const [starter, b, c] = await fresh(3);
+    for (const page of [starter, b, c]) {
+      await page.evaluate(async () => {
+        const { createLockManager } = await import('/dist/index.js');
+        window.relative = createLockManager({ workerUrl: '../../dist/web-locks-worker.js', wasmUrl: '../../dist/web_locks_bg.wasm' });
+        await window.relative.query(); // (the starter's first: it starts that lock worker)
+      });
+    }
+    await b.evaluate(() => new Promise((held) => window.relative.request('x', () => (held(), new Promise(() => {})))));
+    await b.evaluate(() => history.pushState(null, '', '/some/deeper/path/'));
+    (await sessions.current.context.newCDPSession(starter)).send('Page.crash').catch(() => {});
+    await new Promise((r) => setTimeout(r, 500));
+    const taken = await c.evaluate(() => window.relative.request('x', { ifAvailable: true }, (lock) => !!lock));
+    assert.equal(taken, false, 'b still holds x');
+    const held = await b.evaluate(() => window.relative.query().then(({ held }) => held.map((lock) => lock.name)));
+    assert.deepEqual(held, ['x']);
+  });
+
   it('scopes survive a worker restart: a held scope is reclaimed whole, a waiting one re-sent', { skip: needsCdp }, async () => {
     const [starter, b, c] = await fresh(3);
     await query(starter); // starter starts the lock worker
