@@ -17,19 +17,14 @@ export default function webLocks() {
     name: 'web-locks-polyfill',
     config(user) {
       const limit = user.build && user.build.assetsInlineLimit;
+      const inline = (file, content) => {
+        if (OWN.test(file)) return false;
+        if (typeof limit === 'function') return limit(file, content);
+        return limit === undefined ? undefined : content.length < Number(limit); // (undefined: Vite's default)
+      };
       return {
         optimizeDeps: { exclude: ENTRIES.map((entry) => 'web-locks-polyfill' + entry) },
-        build: {
-          // (undefined: Vite's default limit.)
-          assetsInlineLimit: (file, content) =>
-            OWN.test(file)
-              ? false
-              : typeof limit === 'function'
-                ? limit(file, content)
-                : limit === undefined
-                  ? undefined
-                  : content.length < Number(limit),
-        },
+        build: { assetsInlineLimit: inline },
       };
     },
   };

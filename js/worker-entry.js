@@ -5,10 +5,10 @@
 // The survey of the contexts' databases that exist (which a restarted worker waits for; see
 // src/service/recovery.rs), and of earlier workers' lifelines (watched the same way: one
 // that a worker left when it ended with the origin's last tab is found closed and deleted),
-// starts here, with the wasm's fetch and compile rather than after
-// them (cold start); serve() gets it. The worker's lifeline `web-locks-worker-<epoch><#fragment>` (held
-// open for the worker's life: its clients watch it to notice the worker's death) is opened
-// once it serves, so that a worker whose wasm fails leaves no database behind;
+// starts here, with the wasm's fetch and compile rather than after them (cold start);
+// serve() gets it. The worker's lifeline `web-locks-worker-<epoch><its URL's #fragment>`
+// (held open for the worker's life: its clients watch it to notice the worker's death) is
+// opened once it serves, so that a worker whose wasm fails leaves no database behind;
 // lifeline_open() gets it.
 (() => {
   // User Timing marks of the worker's start (the benchmark's cold-start breakdown reads them

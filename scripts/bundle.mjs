@@ -96,9 +96,9 @@ const glue = minifiedNames(
   await readFile('pkg/web_locks_bg.wasm'),
 );
 
-// The glue without the wrappers of the wasm's exports that `loader` never calls (the worker
-// serves on a SharedWorker, the in-realm service on a channel; the wasm has both). The build
-// fails if a wrapper's shape changed.
+// The glue with only the wrappers of the wasm's exports in `used`: those its loader calls
+// (the worker serves on a SharedWorker, the in-realm service on a channel; the wasm has
+// both). The build fails if a wrapper's shape changed.
 function only(used, glue) {
   for (const name of ['serve', 'lifeline_open', 'serve_local']) {
     if (used.includes(name)) continue;
