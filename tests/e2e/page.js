@@ -64,8 +64,9 @@ const T = {
   // A user's SharedWorker running tests/e2e/shared-worker.js (one per origin and impl, the
   // page's unless `workerImpl`): its replies to this page land in T.log.
   shared: {},
-  connectShared(key, workerImpl = impl) {
-    const worker = new SharedWorker(`/tests/e2e/shared-worker.js?impl=${workerImpl}`);
+  // (`again`: another instance of it.)
+  connectShared(key, workerImpl = impl, again = '') {
+    const worker = new SharedWorker(`/tests/e2e/shared-worker.js?impl=${workerImpl}${again}`);
     worker.port.onmessage = (event) => T.log.push(event.data);
     T.shared[key] = worker;
   },
