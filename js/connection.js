@@ -39,6 +39,7 @@ export class Connection {
     this.handlers = new Map();
     // This context's own database: its name while in use, and the connection once open.
     // `dbState`: 'opening' | 'open' | 'failed' (error event) | 'unusable' (no IndexedDB).
+    // (`fragment`, set as a window connects: its lock worker URL's, which the name ends with.)
     this.dbName = null;
     this.database = null;
     this.dbState = null;
@@ -157,7 +158,7 @@ export class Connection {
         if (!dedicated) throw error;
       }
       if (url) {
-        this.key = url.hash;
+        this.fragment = url.hash;
         const worker = new SharedWorker(url, { name: WORKER_NAME });
         worker.onerror = () => this.fail('the lock worker failed to start (' + url + ')', worker.port);
         return worker.port;
@@ -220,7 +221,7 @@ export class Connection {
     // most: opened as it connects). A window's ends with its lock worker URL's fragment
     // (`#wasm=<url>`): a lock worker of another build or app (a deploy renamed the files
     // while old tabs stay open) does not wait for it. (A worker context does not know it.)
-    const name = `web-locks-client-${this.ownId}-${this.hellos}${this.key || ''}`;
+    const name = `web-locks-client-${this.ownId}-${this.hellos}${this.fragment || ''}`;
     let request;
     try {
       request = indexedDB.open(name, 1); // (throws where there is no indexedDB)
