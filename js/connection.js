@@ -54,8 +54,8 @@ export class Connection {
     // watchdog starts once one has, so a wait for a window is no failure.
     this.undelivered = null;
     // The clientIds of this context's dedicated workers and of theirs (again at each
-    // reconnection of one): they go with it (`goodbye`).
-    this.dedicated = [];
+    // reconnection of one, kept once): they go with it (`goodbye`).
+    this.dedicated = new Set();
   }
 
   // Whether this context can reach a lock worker at all (so connecting early is worthwhile).
@@ -205,7 +205,7 @@ export class Connection {
     this.unstarted = null;
     try {
       if (unstarted) throw unstarted;
-      if (child) this.dedicated.push(child);
+      if (child) this.dedicated.add(child);
       this.post({ type: 'adopt' }, [port]);
     } catch (error) {
       port.postMessage({ v: VERSION, type: 'fatal', message: '' + error });
@@ -325,13 +325,12 @@ export class Connection {
     if (this.link) {
       // (Its dedicated workers go with it: frozen with it in the back/forward cache, where
       // Firefox keeps them, they hold nothing meanwhile.)
-      this.link.postMessage({ v: VERSION, type: 'goodbye', names: this.dedicated });
+      this.link.postMessage({ v: VERSION, type: 'goodbye', names: [...this.dedicated] });
       this.link.close();
       this.link = null;
     }
-    const handlers = [...this.handlers.values()];
-    this.handlers.clear();
-    if (persisted) for (const handler of handlers) handler.lost();
+    // (A request's handler forgets itself; a query's stays, sent again when restored.)
+    if (persisted) for (const handler of [...this.handlers.values()]) handler.lost();
     this.forgetDatabase();
   }
 
@@ -343,6 +342,7 @@ export class Connection {
     if (message.type === 'welcome') {
       clearTimeout(this.retry);
       this.failures = 0;
+      this.unstarted = null; // (a lock worker started after all: see adopt)
       this.watchWorker(message.db);
       return;
     }

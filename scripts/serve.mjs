@@ -21,12 +21,21 @@ const TYPES = {
 // `store: true` lets the browser keep responses (no `cache-control: no-store`, which keeps
 // Firefox from putting a page in its back/forward cache).
 export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', store = false } = {}) {
+  const failed = new Set();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://x');
     // (For the end-to-end test of a lock worker whose script URL redirects: `?redirect`
     // answers 302 to the same path without it.)
     if (url.search === '?redirect') {
       res.writeHead(302, { location: url.pathname, 'cache-control': 'no-store' }).end();
+      return;
+    }
+    // (For the end-to-end test of a lock worker that failed to start once: `?fail-once=<key>`
+    // answers 404 the first time for each key.)
+    const once = url.searchParams.get('fail-once');
+    if (once !== null && !failed.has(once)) {
+      failed.add(once);
+      res.writeHead(404, { 'cache-control': 'no-store' }).end('not found');
       return;
     }
     let path = decodeURIComponent(url.pathname);

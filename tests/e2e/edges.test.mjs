@@ -541,6 +541,31 @@ describe(`${where}polyfill: a dedicated worker whose page cannot reach a lock wo
     });
   }
 
+  // The lock worker failed to start once (a 404 during a deploy), then started for the
+  // page's request: a dedicated worker created later is served, not told that no lock
+  // worker can be reached (it was, by a failure the page kept after its welcome).
+  it("the lock worker failed to start once, then started: a later worker's request is granted", async () => {
+    const [page] = await sessions.fresh(1);
+    await page.goto(`${env.origin}/tests/e2e/page.html?impl=bare`);
+    const result = await page.evaluate(async () => {
+      const { install } = await import('/dist/index.js');
+      install({ workerUrl: `/dist/web-locks-worker.js?fail-once=${Math.random()}` });
+      await new Promise((resolve) => setTimeout(resolve, 500)); // its 404 reported
+      await navigator.locks.request('a', () => {});
+      // (Its request made as it starts: before any answer to its first port.)
+      const source = `delete WorkerNavigator.prototype.locks;
+        importScripts('${location.origin}/dist/web-locks.global.js');
+        navigator.locks.request('x', (lock) => lock.name)
+          .then((name) => postMessage('granted:' + name), (error) => postMessage('rejected:' + error.name));`;
+      const worker = new Worker(URL.createObjectURL(new Blob([source], { type: 'text/javascript' })));
+      return new Promise((resolve) => {
+        worker.onmessage = ({ data }) => resolve(data);
+        setTimeout(() => resolve('nothing within 10 s'), 10_000);
+      }).finally(() => worker.terminate());
+    });
+    assert.equal(result, 'granted:x');
+  });
+
   // Two levels down: a user's SharedWorker reaches the lock worker through the page, its
   // dedicated worker through it (their ports inside the adopts inside the page's port).
   const noNested = BROWSER === 'chromium' && 'Chromium has no Worker in shared workers';

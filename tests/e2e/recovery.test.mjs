@@ -407,6 +407,34 @@ describe(`${where}polyfill: recovery`, () => {
       return true;
     }));
 
+  // A query() not yet answered as the page enters the cache (its answer held back: here its
+  // message is dropped once, as a worker recovering from a restart holds it back) is not
+  // lost with the page's locks (§3.2.2 rejects only for InvalidStateError or
+  // SecurityError): it is sent again once the page is restored, and answered.
+  it('bfcache: a query unanswered as the page enters the cache is answered once restored', () =>
+    untilRestored(async (a, b, cached) => {
+      await hold(b, 'b', 'q');
+      await until(b, 'granted:b:q:exclusive');
+      await a.evaluate(() => {
+        const post = MessagePort.prototype.postMessage;
+        MessagePort.prototype.postMessage = function (message, ...rest) {
+          if (message && message.type === 'query' && !window.dropped) return void (window.dropped = true);
+          return post.call(this, message, ...rest);
+        };
+        navigator.locks.query().then(
+          ({ held }) => T.log.push(`snapshot:${held.map((lock) => lock.name)}`),
+          (error) => T.log.push(`query-rejected:${error.name}`),
+        );
+      });
+      await enterCache(a, cached);
+      await a.goBack({ waitUntil: 'commit' });
+      await a.waitForFunction(() => window.T && T.ready);
+      if (!(await a.evaluate(() => window.dropped))) return false;
+      await a.waitForFunction(() => T.log.some((entry) => /^(snapshot|query-rejected)/.test(entry)));
+      assert.deepEqual(await a.evaluate(() => T.log.filter((entry) => /^(snapshot|query-rejected)/.test(entry))), ['snapshot:q']);
+      return true;
+    }));
+
   // A dedicated worker is frozen with its page in the back/forward cache (Firefox caches
   // such a page; Chromium does not, and ends the worker), and so is a worker of that worker:
   // their locks are released with the page's, and once restored they connect again and are
