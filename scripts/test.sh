@@ -38,7 +38,7 @@ node --test tests/js/
 mkdir -p tests/types/node10/node_modules
 ln -sfn ../../../.. tests/types/node10/node_modules/web-locks-polyfill
 for typescript in typescript typescript-5.4; do
-  for project in tests/types tests/types/node tests/types/bare tests/types/node10; do
+  for project in tests/types tests/types/node tests/types/node16 tests/types/bare tests/types/node10; do
     node "node_modules/$typescript/bin/tsc" -p "$project/tsconfig.json"
   done
 done

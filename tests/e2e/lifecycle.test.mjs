@@ -123,24 +123,26 @@ for (const impl of IMPLS) {
       assert.deepEqual(result, ['InvalidStateError', 'InvalidStateError', 'InvalidStateError']);
     });
 
-    it("a dedicated worker's locks exclude the window's, and terminate() releases them", async () => {
-      const [page] = await fresh(1);
-      await page.evaluate(() => T.spawn('w'));
-      await until(page, 'worker-ready');
-      await page.evaluate(() => T.tell('w', { cmd: 'hold', key: 'w1', name: 'shared-res' }));
-      await until(page, 'worker-granted:w1:shared-res');
-      await hold(page, 'p', 'shared-res');
-      const state = await query(page);
-      assert.equal(state.held.length, 1);
-      assert.equal(state.pending.length, 1, "the window waits for the worker's lock");
-      assert.notEqual(state.held[0][2], state.pending[0][2], 'the worker is its own client');
-      await page.evaluate(() => T.spawn('w2'));
-      await until(page, 'worker-ready');
-      await page.evaluate(() => T.tell('w2', { cmd: 'query' }));
-      await until(page, 'worker-query:shared-res');
-      await page.evaluate(() => T.terminate('w'));
-      await until(page, 'granted:p:shared-res:exclusive');
-    });
+    for (const module of [false, true]) {
+      it(`a dedicated ${module ? 'module worker (importing auto.js)' : 'worker'}: its locks exclude the window's, and terminate() releases them`, async () => {
+        const [page] = await fresh(1);
+        await page.evaluate((module) => T.spawn('w', module), module);
+        await until(page, 'worker-ready');
+        await page.evaluate(() => T.tell('w', { cmd: 'hold', key: 'w1', name: 'shared-res' }));
+        await until(page, 'worker-granted:w1:shared-res');
+        await hold(page, 'p', 'shared-res');
+        const state = await query(page);
+        assert.equal(state.held.length, 1);
+        assert.equal(state.pending.length, 1, "the window waits for the worker's lock");
+        assert.notEqual(state.held[0][2], state.pending[0][2], 'the worker is its own client');
+        await page.evaluate(() => T.spawn('w2'));
+        await until(page, 'worker-ready');
+        await page.evaluate(() => T.tell('w2', { cmd: 'query' }));
+        await until(page, 'worker-query:shared-res');
+        await page.evaluate(() => T.terminate('w'));
+        await until(page, 'granted:p:shared-res:exclusive');
+      });
+    }
 
     // A worker of a dedicated worker asks its parent for its link; the parent hands the
     // request on to the page.

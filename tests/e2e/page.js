@@ -49,9 +49,12 @@ const T = {
   },
   controllers: {},
   workers: {},
-  // A dedicated worker running tests/e2e/worker.js; its log lines land in T.log.
-  spawn(key) {
-    const worker = new Worker(`/tests/e2e/worker.js?impl=${impl}`);
+  // A dedicated worker running tests/e2e/worker.js (`module`: tests/e2e/module-worker.js, a
+  // module worker); its log lines land in T.log.
+  spawn(key, module) {
+    const worker = module
+      ? new Worker(`/tests/e2e/module-worker.js?impl=${impl}`, { type: 'module' })
+      : new Worker(`/tests/e2e/worker.js?impl=${impl}`);
     worker.onmessage = (event) => T.log.push(event.data);
     T.workers[key] = worker;
   },
@@ -64,10 +67,13 @@ const T = {
   // A user's SharedWorker running tests/e2e/shared-worker.js (one per origin and impl, the
   // page's unless `workerImpl`): its replies to this page land in T.log.
   shared: {},
-  // (`again`: another instance of it.)
-  connectShared(key, workerImpl = impl, again = '') {
+  // (`again`: another instance of it. `start`: listened to with addEventListener and
+  // port.start(), not onmessage.)
+  connectShared(key, workerImpl = impl, again = '', start = false) {
     const worker = new SharedWorker(`/tests/e2e/shared-worker.js?impl=${workerImpl}${again}`);
-    worker.port.onmessage = (event) => T.log.push(event.data);
+    const log = (event) => T.log.push(event.data);
+    if (start) worker.port.addEventListener('message', log), worker.port.start();
+    else worker.port.onmessage = log;
     T.shared[key] = worker;
   },
   tellShared(key, message) {

@@ -1,5 +1,6 @@
-// A dedicated worker for the end-to-end tests: holds locks when its page tells it to.
-if (new URL(location.href).searchParams.get('impl') === 'polyfill') {
+// A dedicated worker for the end-to-end tests: holds locks when its page tells it to. (Also
+// imported by tests/e2e/module-worker.js, which loads the polyfill its own way.)
+if (new URL(location.href).searchParams.get('impl') === 'polyfill' && !self.moduleWorker) {
   delete WorkerNavigator.prototype.locks;
   delete self.LockManager;
   delete self.Lock;

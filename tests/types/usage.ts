@@ -5,6 +5,8 @@ import { queryScopes, requestAll, type LockScope, type ScopeInfo } from 'web-loc
 import 'web-locks-polyfill/auto';
 import 'web-locks-polyfill/local';
 import webLocks from 'web-locks-polyfill/vite';
+import 'web-locks-polyfill/global';
+import 'web-locks-polyfill/global-extras';
 import { defineConfig } from 'vite';
 
 // Where no lock worker can be reached, install() does nothing and may return undefined.
@@ -30,6 +32,9 @@ const isLock = (value: unknown): value is Lock => value instanceof (LockClass as
 const fromNavigator: LockManager = navigator.locks;
 
 const config = defineConfig({ plugins: [webLocks()] });
+
+// The classic scripts' global, with the extras' functions.
+const viaGlobal: Promise<number> = WebLocksPolyfill.requestAll(['a'], () => 1);
 
 // The extension: requestAll / queryScopes.
 const both: Promise<number> = requestAll(new Set(['a', 'b']), (scope) => (scope ? scope.names.length : 0));
@@ -57,4 +62,4 @@ manager.request('name');
 // @ts-expect-error: may be undefined
 const sure: LockManager = install();
 
-export { result, awaited, inspect, isLock, maybe, local, fromNavigator, config, sure, both, timed, scopes };
+export { result, awaited, inspect, isLock, maybe, local, fromNavigator, config, sure, both, timed, scopes, viaGlobal };

@@ -1,4 +1,5 @@
-// Compiled with tsc (npm test): the package's types in a Node project, without the DOM lib.
+// Compiled with tsc (npm test): the package's types in a Node project, without the DOM lib
+// (`module: nodenext` here; tests/types/node16 compiles it under `node16`).
 import { createLockManager, install, LockManager as LockManagerClass } from 'web-locks-polyfill';
 import { findDeadlocks } from 'web-locks-polyfill/deadlocks';
 import { queryScopes, requestAll } from 'web-locks-polyfill/scopes';
@@ -6,6 +7,7 @@ import 'web-locks-polyfill/auto';
 import 'web-locks-polyfill/local';
 import 'web-locks-polyfill/global';
 import 'web-locks-polyfill/global-extras';
+import webLocks, { type WebLocksVitePlugin } from 'web-locks-polyfill/vite';
 
 // In Node, install() without `local` does nothing: undefined (or an existing navigator.locks).
 const nothing: LockManager | undefined = install();
@@ -28,4 +30,6 @@ const global: typeof import('web-locks-polyfill') = WebLocksPolyfill;
 // @ts-expect-error: not a mode
 locks.request('job', { mode: 'read' }, () => 0);
 
-export { nothing, run, proto, global };
+const plugin: WebLocksVitePlugin = webLocks();
+
+export { nothing, run, proto, global, plugin };
