@@ -242,6 +242,7 @@ export class Connection {
       this.database = db;
       this.dbState = 'open';
       this.sendWatch();
+      db.onclose = () => this.database === db && this.unwatch(); // (closed under us)
     };
     request.onerror = (event) => {
       event.preventDefault();
@@ -251,12 +252,23 @@ export class Connection {
     };
   }
 
+  // The site's storage was cleared (README "Known limits"): our database was closed under
+  // us, or the worker that welcomes us has lost its lifeline, and may no longer see any
+  // database's end (measured in Chromium). The worker is told to watch ours no more (`watch`
+  // without `db`), and our pagehide says goodbye instead, as where it failed to open.
+  unwatch() {
+    this.dbState = 'failed';
+    this.watchSent = false;
+    this.sendWatch();
+  }
+
   // The worker's `welcome` names its lifeline database: our version upgrade of it goes
   // through only when the worker has died (a SharedWorker can die with the tab that started
   // it, leaving our port silently dead).
   watchWorker(db) {
-    // (No lifeline, or one found missing: see below.)
-    if (!db || typeof indexedDB === 'undefined' || db === missing) return;
+    // (No lifeline; one found missing: see below.)
+    if (!db || typeof indexedDB === 'undefined') return;
+    if (db === missing) return this.unwatch();
     const port = this.link;
     const request = indexedDB.open(db, 2);
     request.onupgradeneeded = (event) => {
@@ -264,7 +276,8 @@ export class Connection {
       indexedDB.deleteDatabase(db);
       // Version 0: it does not exist. Its worker died and another context deleted it, or the
       // site's storage was cleared under a worker that lives on (README "Known limits") and
-      // names it again: not watched again, rather than reconnecting to that worker in a loop.
+      // names it again: not watched again, rather than reconnecting to that worker in a loop
+      // (its welcome then has us say goodbye at pagehide: unwatch).
       if (!event.oldVersion) missing = db;
       if (this.link === port) this.reconnect();
     };
