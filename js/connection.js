@@ -240,7 +240,8 @@ export class Connection {
         return;
       }
       this.database = db;
-      this.dbState = 'open';
+      // (Unless unwatched meanwhile: a welcome came first.)
+      if (this.dbState === 'opening') this.dbState = 'open';
       this.sendWatch();
       db.onclose = () => this.database === db && this.unwatch(); // (closed under us)
     };
@@ -352,10 +353,10 @@ export class Connection {
       console.error('web-locks: unexpected message', message);
       return;
     }
+    this.unstarted = null; // (a lock worker answers after all: see adopt)
     if (message.type === 'welcome') {
       clearTimeout(this.retry);
       this.failures = 0;
-      this.unstarted = null; // (a lock worker started after all: see adopt)
       this.watchWorker(message.db);
       return;
     }

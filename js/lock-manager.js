@@ -76,7 +76,8 @@ export class LockManager {
     }
     return new Promise((resolve, reject) => {
       const id = connection.newId();
-      connection.send(id, { type: 'query', id }, {
+      const message = { type: 'query', id };
+      connection.send(id, message, {
         snapshot(message) {
           connection.done(id);
           resolve(expandSnapshot(message));
@@ -85,7 +86,7 @@ export class LockManager {
           connection.done(id);
           reject(error);
         },
-        redeclare: () => ({ type: 'query', id }),
+        redeclare: () => message,
         // (A query changes nothing: kept when the locks are lost, and sent again.)
         lost() {},
       });

@@ -60,6 +60,11 @@ function minifiedNames(glue, { imports, exports }, wasm) {
 // where the server's MIME type defeats that, as wasm-bindgen's own init does) or with the
 // bytes (Node reads them from disk) — without initSync, the deprecated call forms and the
 // default path from document.currentScript. The build fails if the glue's shape changed.
+// (Only the in-realm service passes bytes: `only()` leaves that branch out of the worker's.)
+const FROM_BYTES = `
+        if (typeof source !== 'string') {
+            result = await WebAssembly.instantiate(source, imports);
+        } else {`;
 function slimInit(glue) {
   const scriptSrc = /\n    let script_src;\n    if \(typeof document !== 'undefined'[^]*?\n    }\n/;
   const from = '\n    async function __wbg_load(';
@@ -72,8 +77,7 @@ function slimInit(glue) {
     async function __wbg_init({ module_or_path: source }) {
         if (wasm !== undefined) return wasm;
         const imports = __wbg_get_imports();
-        let result;
-        if (typeof source === 'string') {
+        let result;${FROM_BYTES}
             const response = await fetch(source);
             if (!response.ok) throw new Error('failed to fetch ' + source + ': ' + response.status);
             try {
@@ -81,8 +85,6 @@ function slimInit(glue) {
             } catch (e) {
                 result = await WebAssembly.instantiate(await response.arrayBuffer(), imports);
             }
-        } else {
-            result = await WebAssembly.instantiate(source, imports);
         }
         return __wbg_finalize_init(result.instance, result.module);
     }
@@ -99,8 +101,10 @@ const glue = minifiedNames(
 
 // The glue with only the wrappers of the wasm's exports in `used`: those its loader calls
 // (the worker serves on a SharedWorker, the in-realm service on a channel; the wasm has
-// both). The build fails if a wrapper's shape changed.
+// both), and the init's bytes branch only if `used` has 'bytes'. The build fails if a
+// wrapper's shape changed.
 function only(used, glue) {
+  if (!used.includes('bytes')) glue = glue.replace(FROM_BYTES, '\n        {');
   for (const name of ['serve', 'lifeline_open', 'serve_local']) {
     if (used.includes(name)) continue;
     const wrapper = new RegExp(`\\n    function ${name}\\([^]*?\\n    }\\n    exports\\.${name} = ${name};\\n`);
@@ -122,7 +126,7 @@ await copyFile('pkg/web_locks_bg.wasm', 'dist/web_locks_bg.wasm');
 
 // The in-realm service ({ local: true }): the same glue as an ES module, loaded on demand by
 // the entries. Its tail is not minified, so that its bundler hints survive.
-const glueModule = await transform(only(['serve_local'], glue), { minify: true, target: TARGETS, legalComments: 'none' });
+const glueModule = await transform(only(['serve_local', 'bytes'], glue), { minify: true, target: TARGETS, legalComments: 'none' });
 const service = await transform(await readFile('js/local-service.js', 'utf8'), { format: 'esm', target: TARGETS });
 await writeFile('dist/web-locks-service.js', glueModule.code + service.code);
 
