@@ -94,12 +94,14 @@ impl Service {
                 return self.handle_malformed(port, None, "watch names another database");
             }
             (None, Some(known)) => {
-                // It could not open the database it named: nothing to watch.
+                // It could not open the database it named, or gave it up (the site's storage
+                // cleared): nothing to watch, and a restarted worker awaits it no more.
                 entry.db = None;
                 if let Some(watched) = self.watches.remove(&known) {
                     let timer = Timer::Rewatch(watched.number);
                     self.outputs.push_back(Output::CancelTimer(timer));
                 }
+                self.survivor_done(&known);
             }
             _ => {}
         }

@@ -720,3 +720,33 @@ async fn a_replaced_ports_watch_does_not_end_the_wait_for_a_survivor() {
     second.send(&[("type", "release".into()), ("id", 1.into())]);
     assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
 }
+
+#[wasm_bindgen_test]
+async fn a_survivor_that_gives_up_its_database_is_awaited_no_more() {
+    // A restarted worker whose survey found a context's database waits for that survivor; the
+    // survivor re-declares, then says it watches no database (it failed to open it, or gave
+    // it up after the site's storage was cleared): the wait ends then, not at its 3 s limit.
+    let db = format!("test-survivor-{}", js_sys::Math::random());
+    open_database(&db).await;
+    let driver = Driver::new(&text("test-epoch"));
+    with(driver, |d| {
+        d.service().handle_lifeline(Some(&text("test-lifeline")));
+        d.service().handle_survey(vec![text(&db)]);
+    });
+    let b = Context::hello(driver, "b").await;
+    b.request(1, "y", &[]);
+    let s = Context::connect(driver);
+    s.send(&[
+        ("type", "hello".into()),
+        ("clientId", "s".into()),
+        ("db", JsValue::from(&db)),
+        ("n", 1.into()),
+    ]);
+    s.reclaim(1, "x");
+    s.send(&[("type", "watch".into())]);
+    s.send(&[("type", "unknown".into())]); // answered `error`: the batch was read
+    assert_eq!(s.recv_kind().await, ("welcome".into(), None));
+    assert_eq!(s.recv_kind().await, ("error".into(), None));
+    with(driver, |d| assert!(!d.service().is_recovering()));
+    assert_eq!(b.recv_kind().await, ("granted".into(), Some(1)));
+}
