@@ -151,7 +151,14 @@ for (const impl of IMPLS) {
       await page.evaluate(() => T.spawn('w'));
       await until(page, 'worker-ready');
       await page.evaluate(() => T.tell('w', { cmd: 'spawn' }));
-      await until(page, 'nested:worker-ready', 30_000); // (a worker's worker: slow to start under load)
+      // (A worker's worker is slow to start under load; and Firefox ESR now and then never
+      // starts one: seen once in a clean-clone run, with native locks. Then that worker is
+      // terminated and another one spawns it; that is printed.)
+      await until(page, 'nested:worker-ready', 20_000).catch(async () => {
+        console.log(`# ${where}${impl}: the worker's worker did not start in 20 s; another worker spawns it`);
+        await page.evaluate(() => (T.terminate('w'), T.spawn('w'), T.tell('w', { cmd: 'spawn' })));
+        await until(page, 'nested:worker-ready', 30_000);
+      });
       await page.evaluate(() => T.tell('w', { cmd: 'nested', message: { cmd: 'hold', key: 'n1', name: 'deep' } }));
       await until(page, 'nested:worker-granted:n1:deep');
       await hold(page, 'p', 'deep');
