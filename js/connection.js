@@ -9,16 +9,8 @@
 
 import { CONNECT, inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
 import { domException } from './errors.js';
+import { SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from './link-settings.js';
 
-const VERSION = 3;
-const WORKER_NAME = 'web-locks-polyfill';
-// A port unanswered for this long is given up for a new one; the bound doubles with each
-// consecutive failure, up to the maximum.
-const WELCOME_MS = 1000;
-// (At most 2 s: a context holding a lock reconnects within a new worker's 3 s wait for
-// survivors, recovery.rs, also when it has no other way to learn that the worker failed: a
-// dedicated worker, whose port is in its parent's `adopt`.)
-const WELCOME_MAX_MS = 2000;
 // A lifeline found missing (watchWorker).
 let missing;
 
@@ -53,6 +45,8 @@ export class Connection {
     // A shared or service worker's port while no courier has it yet (couriers.js): its
     // watchdog starts once one has, so a wait for a window is no failure.
     this.undelivered = null;
+    // (`settling`: a timer while a failed lock worker settles, SETTLE_MS: no port is opened
+    // meanwhile.)
     // The clientIds of this context's dedicated workers and of theirs (again at each
     // reconnection of one, kept once): they go with it (`goodbye`).
     this.dedicated = new Set();
@@ -95,7 +89,7 @@ export class Connection {
   // reconnection: held locks as `reclaim`, pending requests and queries as sent), then
   // `watch` (now, or once the database has opened), which tells the worker we are done.
   open() {
-    if (this.link || this.suspended) return;
+    if (this.link || this.suspended || this.settling) return;
     this.attach();
     const ids = [...this.handlers.keys()].sort((a, b) => a - b);
     for (const id of ids) {
@@ -393,7 +387,13 @@ export class Connection {
   // nothing, the context closes its database, so that such a worker does not wait for it.
   fail(reason, port) {
     if (port && port !== this.link) return; // an earlier port's worker
-    if (port) this.unstarted = reason; // (see adopt)
+    if (port) {
+      this.unstarted = reason; // (see adopt)
+      this.settling = setTimeout(() => {
+        this.settling = 0;
+        if (this.handlers.size) this.open(); // (what was asked meanwhile)
+      }, SETTLE_MS);
+    }
     console.error('web-locks: ' + reason);
     this.failures = 0;
     if (this.link) this.link.close();

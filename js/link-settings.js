@@ -1,0 +1,20 @@
+// The settings of a context's link to the lock worker (js/connection.js). (A module of
+// its own, importing nothing: esbuild inlines the constants of such a module where they
+// are used: measured -18 B gzip on the ESM page, -21 B on the classic one.)
+
+// The protocol's version (src/protocol.rs), and the lock worker's SharedWorker name.
+export const VERSION = 3;
+export const WORKER_NAME = 'web-locks-polyfill';
+// A port unanswered for this long is given up for a new one; the bound doubles with each
+// consecutive failure, up to the maximum.
+export const WELCOME_MS = 1000;
+// (At most 2 s: a context holding a lock reconnects within a new worker's 3 s wait for
+// survivors, recovery.rs, also when it has no other way to learn that the worker failed: a
+// dedicated worker, whose port is in its parent's `adopt`.)
+export const WELCOME_MAX_MS = 2000;
+// After a lock worker failed to start, how long a context waits before constructing the
+// next one: Firefox ESR joins a SharedWorker constructed at the failure's error event to
+// the failed worker, which never answers, and now and then keeps it so for every later one
+// (measured: 4 of 4 constructed then got nothing, and 1 in 6 left it so for all 4 tried over
+// the next 8 s; constructed 50 ms or 300 ms later, 8 of 8 answered).
+export const SETTLE_MS = 200;
