@@ -385,6 +385,8 @@ export class Connection {
   // every second meanwhile: the worker, once it loads (it awaits this context for 3 s,
   // recovery.rs), gets it back as a `reclaim`, and gives it to no one else meanwhile. Holding
   // nothing, the context closes its database, so that such a worker does not wait for it.
+  // A worker whose script did not start (`port`: its error event) is let settle first: no
+  // new port for SETTLE_MS (link-settings.js).
   fail(reason, port) {
     if (port && port !== this.link) return; // an earlier port's worker
     if (port) {
