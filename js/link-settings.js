@@ -16,5 +16,6 @@ export const WELCOME_MAX_MS = 2000;
 // next one: Firefox ESR joins a SharedWorker constructed at the failure's error event to
 // the failed worker, which never answers, and now and then keeps it so for every later one
 // (measured: 4 of 4 constructed then got nothing, and 1 in 6 left it so for all 4 tried over
-// the next 8 s; constructed 50 ms or 300 ms later, 8 of 8 answered).
-export const SETTLE_MS = 200;
+// the next 8 s; constructed 50 ms or 300 ms later, 8 of 8 answered). As long as the first
+// wait for a welcome: a context holding a lock still tries a new port every second (fail).
+export const SETTLE_MS = WELCOME_MS;
