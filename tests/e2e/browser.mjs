@@ -125,6 +125,19 @@ export const release = (target, key) => target.evaluate((k) => T.release(k), key
 export const query = (target) => target.evaluate(() => T.query());
 export const log = (target) => target.evaluate(() => T.log);
 
+// The page's dedicated worker `w` (T.spawn) spawns a worker of its own. (A worker's worker
+// is slow to start under load; and Firefox ESR now and then never starts one, also with
+// native locks: seen in clean-clone runs. Then `w` is terminated and spawned again, with
+// its worker; that is printed. Anything `w` held goes with it: spawn first.)
+export async function spawnNested(page, impl) {
+  await page.evaluate(() => T.tell('w', { cmd: 'spawn' }));
+  await until(page, 'nested:worker-ready', 20_000).catch(async () => {
+    console.log(`# ${where}${impl}: the worker's worker did not start in 20 s; another worker spawns it`);
+    await page.evaluate(() => (T.terminate('w'), T.spawn('w'), T.tell('w', { cmd: 'spawn' })));
+    await until(page, 'nested:worker-ready', 30_000);
+  });
+}
+
 // One session at a time for a suite: `fresh(n)` closes the previous one and opens n pages
 // in a new one (a new storage partition, so a new lock manager). `env()` is read lazily.
 export function freshSessions(env, impl) {

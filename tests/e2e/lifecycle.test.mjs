@@ -2,7 +2,7 @@
 // workers; and a busy holder that must keep its lock. Native is the reference.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, freshSessions, hold, launch, needsCdp, query, until, where } from './browser.mjs';
+import { IMPLS, freshSessions, hold, launch, needsCdp, query, spawnNested, until, where } from './browser.mjs';
 
 
 let env;
@@ -150,15 +150,7 @@ for (const impl of IMPLS) {
       const [page] = await fresh(1);
       await page.evaluate(() => T.spawn('w'));
       await until(page, 'worker-ready');
-      await page.evaluate(() => T.tell('w', { cmd: 'spawn' }));
-      // (A worker's worker is slow to start under load; and Firefox ESR now and then never
-      // starts one: seen once in a clean-clone run, with native locks. Then that worker is
-      // terminated and another one spawns it; that is printed.)
-      await until(page, 'nested:worker-ready', 20_000).catch(async () => {
-        console.log(`# ${where}${impl}: the worker's worker did not start in 20 s; another worker spawns it`);
-        await page.evaluate(() => (T.terminate('w'), T.spawn('w'), T.tell('w', { cmd: 'spawn' })));
-        await until(page, 'nested:worker-ready', 30_000);
-      });
+      await spawnNested(page, impl);
       await page.evaluate(() => T.tell('w', { cmd: 'nested', message: { cmd: 'hold', key: 'n1', name: 'deep' } }));
       await until(page, 'nested:worker-granted:n1:deep');
       await hold(page, 'p', 'deep');

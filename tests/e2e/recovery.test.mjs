@@ -3,7 +3,7 @@
 // worker garbage.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, endWhileTicking, freshSessions, hold, launch, needsCdp, newSession, query, release, until, where } from './browser.mjs';
+import { BROWSER, endWhileTicking, freshSessions, hold, launch, needsCdp, newSession, query, release, spawnNested, until, where } from './browser.mjs';
 
 const rows = (list) => list.map((r) => r.slice(0, 2).join(':')).sort();
 
@@ -451,10 +451,9 @@ describe(`${where}polyfill: recovery`, () => {
       const nested = (message) => a.evaluate((m) => T.tell('w', { cmd: 'nested', message: m }), message);
       await a.evaluate(() => T.spawn('w'));
       await until(a, 'worker-ready');
+      await spawnNested(a, 'polyfill');
       await a.evaluate(() => T.tell('w', { cmd: 'hold', key: 'wk', name: 'dw' }));
       await until(a, 'worker-granted:wk:dw');
-      await a.evaluate(() => T.tell('w', { cmd: 'spawn' }));
-      await until(a, 'nested:worker-ready', 30_000); // (a worker's worker: slow to start under load)
       await nested({ cmd: 'hold', key: 'nk', name: 'nw' });
       await until(a, 'nested:worker-granted:nk:nw');
       await hold(b, 'b', 'dw');
