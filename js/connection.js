@@ -46,7 +46,7 @@ export class Connection {
     // watchdog starts once one has, so a wait for a window is no failure.
     this.undelivered = null;
     // (`settling`: a timer while a failed lock worker settles, SETTLE_MS: no port is opened
-    // meanwhile.)
+    // meanwhile. `farewell`: set when the worker's lifeline was found missing, watchWorker.)
     // The clientIds of this context's dedicated workers and of theirs (again at each
     // reconnection of one, kept once): they go with it (`goodbye`).
     this.dedicated = new Set();
@@ -241,16 +241,14 @@ export class Connection {
     };
     request.onerror = (event) => {
       event.preventDefault();
-      if (this.dbName !== name) return;
-      this.dbState = 'failed';
-      this.sendWatch();
+      if (this.dbName === name) this.unwatch();
     };
   }
 
-  // The site's storage was cleared (README "Known limits"): our database was closed under
-  // us, or the worker that welcomes us has lost its lifeline, and may no longer see any
-  // database's end (measured in Chromium). The worker is told to watch ours no more (`watch`
-  // without `db`), and our pagehide says goodbye instead, as where it failed to open.
+  // Our database failed to open, or the site's storage was cleared and our database closed
+  // under us (README "Known limits"), so the worker can no longer see its end (measured):
+  // the worker is told to watch it no more (`watch` without `db`; none sent yet while it was
+  // opening), and our pagehide says goodbye instead.
   unwatch() {
     this.dbState = 'failed';
     this.watchSent = false;
@@ -263,7 +261,11 @@ export class Connection {
   watchWorker(db) {
     // (No lifeline; one found missing: see below.)
     if (!db || typeof indexedDB === 'undefined') return;
-    if (db === missing) return this.unwatch();
+    // The site's storage was cleared under this worker (README "Known limits"): it may no
+    // longer see our database's end (Chromium's does not; Firefox's does: measured). Ours
+    // stays watched, and our pagehide says goodbye too: whichever the browser delivers
+    // releases our locks (Firefox loses a closing tab's goodbye now and then).
+    if (db === missing) return (this.farewell = 1);
     const port = this.link;
     const request = indexedDB.open(db, 2);
     request.onupgradeneeded = (event) => {
@@ -321,7 +323,7 @@ export class Connection {
   // section run on beside the next holder's. Only a context with no database says goodbye
   // then.
   close(persisted) {
-    if (!persisted && (this.dbState === 'open' || this.dbState === 'opening')) return;
+    if (!persisted && (this.dbState === 'opening' || this.dbState === 'open') && !this.farewell) return;
     // Entering the cache, it stays unconnected until restored (pageshow: `suspended` off):
     // a request made meanwhile (a retry on the AbortError below) waits here, rather than
     // connecting a cached page, whose lock none could then take while it is frozen. Unloaded

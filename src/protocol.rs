@@ -14,7 +14,7 @@
 //! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant (a lock granted meanwhile is released) |
 //! | `query`   | `id`                                     | §4.5 snapshot                            |
 //! | `reclaim` | `id`, `name` or `names`, `mode`          | after a worker restart: this lock was held before it |
-//! | `goodbye` | `names`?                                 | §2.6 the page enters the back/forward cache, or goes away with no database to watch (a context with one ends when the browser closes it); `names`: the clientIds of its dedicated workers (nested ones too: their ports come through the page), which go with it (frozen with it in the cache; they are told `evicted`, and connect again once thawed) |
+//! | `goodbye` | `names`?                                 | §2.6 the page enters the back/forward cache, or goes away with no database to watch, or with one its worker may not see the end of (the worker's lifeline was missing: the site's storage was cleared) (otherwise a context with one ends when the browser closes it); `names`: the clientIds of its dedicated workers (nested ones too: their ports come through the page), which go with it (frozen with it in the cache; they are told `evicted`, and connect again once thawed) |
 //! | `adopt`   | a transferred MessagePort                | connect that port as a new client (a worker that asked this context for its link: a dedicated worker below it, or a shared or service worker) |
 //!
 //! Worker → context ([`WorkerMessage`]):

@@ -360,8 +360,10 @@ describe(`${where}polyfill: edges`, () => {
   // The site's storage cleared under open tabs (README "Known limits"): the lock worker's
   // watches of the contexts' databases see nothing any more (measured: a tab open at the
   // clear, closed afterwards, kept its lock for good in both browsers; in Chromium so did a
-  // tab opened after the clear). A tab whose database was closed under it, or whose lock
-  // worker lost its lifeline, says goodbye at its pagehide instead: closing it releases.
+  // tab opened after the clear). A tab whose database was closed under it says goodbye at
+  // its pagehide instead, and tells the worker to watch it no more; one whose lock worker
+  // lost its lifeline says goodbye too, and keeps its database watched (next test).
+  // Closing either releases.
   it('storage cleared under open tabs: a tab open at the clear and one opened after it release their locks when closed', async (t) => {
     await sessions.fresh(0);
     await sessions.current.context.addInitScript(recordProtocol, 'success');
@@ -374,12 +376,43 @@ describe(`${where}polyfill: edges`, () => {
     await until(c, 'granted:c:after:exclusive');
     await hold(b, 'b1', 'before');
     await hold(b, 'b2', 'after');
-    // Each has told the worker to watch its database no more: a `watch` without `db`.
-    for (const tab of [a, c]) await tab.waitForFunction(() => __protocol.includes('watch:-'));
+    // A has told the worker to watch its database no more (a `watch` without `db`); c has
+    // not (its lifeline found missing, reconnected once: its second hello's watch too).
+    await a.waitForFunction(() => __protocol.includes('watch:-'));
+    await c.waitForFunction(() => {
+      const hellos = __protocol.flatMap((e, at) => (e.startsWith('hello:') ? [at] : []));
+      return hellos.length === 2 && __protocol.slice(hellos[1]).some((e) => e.startsWith('watch:web-locks-client-'));
+    });
+    assert.deepEqual(await c.evaluate(() => __protocol.filter((e) => e.startsWith('hello:') || e === 'watch:-').length), 2);
     for (const [tab, key, name] of [[a, 'b1', 'before'], [c, 'b2', 'after']]) {
       await tab.close();
       if ((await releasedByGoodbye(t, b, `granted:${key}:${name}:exclusive`)) === 'lost') return;
     }
+  });
+
+  // The same tab opened after the clear, whose goodbye is lost (as Firefox ESR loses a
+  // closing tab's now and then: README "Known limits"). Firefox's lock worker still sees the
+  // end of its database (measured), which it keeps watched: closing it releases. (Before, it
+  // gave that watch up: its lock was held for good once the goodbye was lost. Not so in
+  // Chromium, whose lock worker sees nothing after the clear: its goodbye is what releases.)
+  it('storage cleared: a tab opened after it, its goodbye lost, releases its locks when closed (Firefox)', { skip: BROWSER !== 'firefox' && 'Chromium: the lock worker sees no database end after a clear' }, async () => {
+    const [a, b] = await sessions.fresh(2);
+    await hold(a, 'a', 'before');
+    await until(a, 'granted:a:before:exclusive');
+    await a.evaluate(() => fetch('/tests/e2e/clear-site-data'));
+    await sessions.current.context.addInitScript(() => {
+      const post = MessagePort.prototype.postMessage;
+      MessagePort.prototype.postMessage = function (message, ...rest) {
+        if (!(message && message.type === 'goodbye')) return post.call(this, message, ...rest);
+      };
+    });
+    const c = await sessions.current.page();
+    await hold(c, 'c', 'after');
+    await until(c, 'granted:c:after:exclusive');
+    await hold(b, 'b', 'after');
+    await sleep(300); // b's request is queued
+    await c.close();
+    await until(b, 'granted:b:after:exclusive', 5000);
   });
 
   // Tab V starts the lock worker and holds a lock; tab A, open but not yet connected (it
