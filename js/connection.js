@@ -320,8 +320,8 @@ export class Connection {
   // and lifecycle"). Otherwise its end is the browser closing its database, which the
   // worker watches: a closed tab still runs its timers and IndexedDB callbacks after
   // `pagehide` and `unload` (measured in Chromium), so a goodbye now would let its critical
-  // section run on beside the next holder's. Only a context with no database says goodbye
-  // then.
+  // section run on beside the next holder's. Only a context with no database, or with one
+  // its lock worker may not see the end of (`farewell`: watchWorker), says goodbye then.
   close(persisted) {
     if (!persisted && (this.dbState === 'opening' || this.dbState === 'open') && !this.farewell) return;
     // Entering the cache, it stays unconnected until restored (pageshow: `suspended` off):
