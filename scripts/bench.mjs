@@ -383,7 +383,7 @@ for (const [what, ms, versus, where] of [
   console.log(`  ${pad(what, 50)}${pad(ms.toFixed(3), 12)}${(ms / versus).toFixed(2)}× native's ${where || 'row above'}`);
 }
 
-console.log(`\n${pad('dist file', 28)}${pad('bytes', 10)}gzip -9`);
+console.log(`\n${pad('dist file', 28)}${pad('bytes', 10)}gzip (zlib, level 9)`);
 const sizes = await distSizes();
 for (const [file, size, gzip] of sizes) console.log(`${pad(file, 28)}${pad(size, 10)}${gzip}`);
 const gz = Object.fromEntries(sizes.map(([file, , gzip]) => [file, gzip]));

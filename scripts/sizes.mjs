@@ -1,4 +1,5 @@
-// Download sizes of the built package (dist/), gzip -9.
+// Download sizes of the built package (dist/): gzip at level 9 by zlib, as a server compresses
+// a response (no file name in the header; plain `gzip -9` writes each file's name there).
 //   node scripts/sizes.mjs          prints the table
 //   node scripts/sizes.mjs --check  also fails if a page downloads more than the budget
 //   node scripts/sizes.mjs --write  also rewrites README.md's size table (between markers)
@@ -19,7 +20,7 @@ for (const file of (await readdir('dist')).sort()) {
   files[file] = { bytes: body.length, gzip: gzipSync(body, { level: 9 }).length };
 }
 const n = (x) => x.toLocaleString('en-US');
-const rows = ['| file | bytes | gzip -9 |', '|--|--|--|'];
+const rows = ['| file | bytes | gzip (zlib, level 9) |', '|--|--|--|'];
 for (const [file, { bytes, gzip }] of Object.entries(files)) rows.push(`| \`dist/${file}\` | ${n(bytes)} | ${n(gzip)} |`);
 const pages = Object.entries(PAGES).map(([page, parts]) => [page, parts.reduce((sum, f) => sum + files[f].gzip, 0)]);
 for (const [page, gzip] of pages) rows.push(`| one ${page} downloads | | **${n(gzip)}** |`);
