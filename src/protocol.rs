@@ -51,7 +51,11 @@ use crate::prelude::*;
 
 use crate::core::{Flavor, Mode};
 
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
+
+/// The first version of the compatibility contract (see the module docs): a message whose
+/// `v` is this or above is read as this version's.
+pub const OLDEST: u32 = 4;
 
 /// A DOMString other than a lock name (a client id, a database name, the worker's epoch),
 /// as its UTF-16 code units, like names: the worker reads every string the same way.
@@ -104,6 +108,14 @@ pub enum ClientMessage {
 }
 
 impl ClientMessage {
+    /// The id of the request this message declares (`request`, `reclaim`), if it does.
+    pub fn declared(&self) -> Option<u32> {
+        match self {
+            ClientMessage::Request { id, .. } | ClientMessage::Reclaim { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
+
     /// The request id a reply about this message goes to, if it has one.
     pub fn id(&self) -> Option<u32> {
         match self {
@@ -183,4 +195,9 @@ pub enum WorkerMessage {
     },
     /// The worker took this context for dead (its database went away) and closed the port.
     Evicted,
+    /// Another worker serves the origin: connect to it (at `url`) and declare everything
+    /// there. This port is closed.
+    Redirect {
+        url: Text,
+    },
 }

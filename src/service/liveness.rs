@@ -27,6 +27,9 @@ pub(super) struct Watched {
 impl Service {
     /// A death watch ended.
     pub fn handle_watch_end(&mut self, db: &[u16], end: WatchEnd) {
+        if self.leader_ended(db) {
+            return;
+        }
         let Some(watched) = self.watches.get_mut(db) else {
             return;
         };
@@ -105,6 +108,7 @@ impl Service {
             }
             _ => {}
         }
+        self.forget_undeclared(client);
         let entry = self.clients.get_mut(&client).expect("checked above");
         entry.confirmed = true;
         if let Some(db) = entry.db.clone() {

@@ -8,9 +8,12 @@
 //! surviving contexts' databases ([`Service::handle_survey`]), a death watch ended
 //! ([`Service::handle_watch_end`]), a timer fired ([`Service::handle_timer`]) — and carries
 //! out the [`Output`]s it drains with [`Service::poll_output`]: post to a port, close a
-//! port, watch a database, set or cancel a timer. No clock, no JavaScript.
+//! port, watch a database, set or cancel a timer, claim the origin or survey it. No clock,
+//! no JavaScript.
 //!
 //! What it decides:
+//! - **Which worker serves the origin** (`election.rs`): one, whatever the URLs of the
+//!   origin's lock workers; the others send their contexts to it.
 //! - **Clients.** A port becomes a client with its `hello`; a second port announcing the same
 //!   clientId takes the client over (a context that reconnected): replies go to the new
 //!   port, and what still arrives on the old one counts as the client's.
@@ -26,6 +29,7 @@
 
 use crate::prelude::*;
 
+mod election;
 mod liveness;
 mod recovery;
 
@@ -37,6 +41,7 @@ use crate::core::{
 };
 use crate::protocol::{self, ClientMessage, LockInfo, Text, WorkerMessage};
 
+pub use election::Leader;
 pub use liveness::REWATCH_MS;
 pub use recovery::RECOVERY_LIMIT_MS;
 
@@ -71,6 +76,12 @@ pub enum Output {
     Watch(Text),
     SetTimer(Timer, u32),
     CancelTimer(Timer),
+    /// Record this worker as the origin's leader, unless another is recorded (`None`) or
+    /// over the one with this epoch (found dead); the leader recorded after it comes back
+    /// as [`Service::handle_claimed`].
+    Claim(Option<Text>),
+    /// List the origin's contexts' databases that exist now: [`Service::handle_survey`].
+    Survey,
 }
 
 /// Sizes of the service's tables: all zero once every context has gone.
@@ -92,6 +103,11 @@ struct Client {
     confirmed: bool,
     /// Its port's number among the context's (`hello`'s `n`).
     n: u32,
+    /// Taken over by a newer port: the requests that port re-declared so far. At its
+    /// `watch` (the end of the re-declaration) the client's others are gone from the context
+    /// (released or aborted on a port whose message was lost: a worker that redirected it
+    /// closed that port unread), and are released here.
+    declared: Option<Vec<u32>>,
 }
 
 enum Recovery {
@@ -113,6 +129,11 @@ pub struct Service {
     by_client_id: Table<Text, ClientId>,
     watches: Table<Text, liveness::Watched>,
     recovery: Recovery,
+    role: election::Role,
+    /// The URL that reaches this worker, once it leads (the record's).
+    url: Text,
+    /// Ports that connected while this worker followed and have not spoken yet.
+    stale: Table<PortId, ()>,
     /// Inputs waiting to be served, in arrival order (see the module docs).
     deferred: Vec<(ClientId, ClientMessage)>,
     next_client: u32,
@@ -131,10 +152,20 @@ fn local(request: RequestId) -> u32 {
 }
 
 impl Service {
-    /// A new worker's service: it starts surveying (the driver — in the worker, its loader —
-    /// lists the databases and answers with [`Service::handle_survey`]) and opening its
-    /// lifeline.
+    /// A new worker's service: it claims the origin (its first output; the driver — in the
+    /// worker, its loader — starts that claim, and the survey a leader needs, while the wasm
+    /// loads) while its lifeline opens.
     pub fn new(epoch: &[u16]) -> Service {
+        let mut service = Service::alone(epoch);
+        service.role = election::Role::Electing(Vec::new());
+        service.recovery = Recovery::Surveying;
+        service.outputs.push_back(Output::Claim(None));
+        service
+    }
+
+    /// The only service its contexts can reach (in-process: `serve_local`): it serves at
+    /// once, with no survivors to wait for.
+    pub fn alone(epoch: &[u16]) -> Service {
         Service {
             core: LockManager::new(),
             epoch: epoch.into(),
@@ -143,7 +174,10 @@ impl Service {
             clients: Table::new(),
             by_client_id: Table::new(),
             watches: Table::new(),
-            recovery: Recovery::Surveying,
+            recovery: Recovery::Done,
+            role: election::Role::Leading,
+            url: Text::new(),
+            stale: Table::new(),
             deferred: Vec::new(),
             next_client: 0,
             next_watch: 0,
@@ -155,6 +189,7 @@ impl Service {
 
     pub fn handle_connect(&mut self, port: PortId) {
         self.ports.insert(port, None);
+        self.connected(port);
     }
 
     /// A message the driver could not decode: answered with `error`, nothing changes.
@@ -170,6 +205,12 @@ impl Service {
         let Some(&speaker) = self.ports.get(&port) else {
             return;
         };
+        let Some(message) = self.elsewhere(port, message) else {
+            return;
+        };
+        if let (Some(client), Some(id)) = (speaker, message.declared()) {
+            self.declared(client, port, id);
+        }
         match (speaker, message) {
             (None, ClientMessage::Hello { client_id, db, n }) => self.hello(port, client_id, db, n),
             (Some(_), ClientMessage::Hello { .. }) => {
@@ -336,6 +377,7 @@ impl Service {
                 }
                 entry.port = port;
                 entry.n = n;
+                entry.declared = Some(Vec::new());
                 existing
             }
             None => {
@@ -348,6 +390,7 @@ impl Service {
                     db: None,
                     confirmed: false,
                     n,
+                    declared: None,
                 };
                 self.clients.insert(client, entry);
                 if let Some(db) = db {
@@ -395,6 +438,39 @@ impl Service {
             self.outputs.push_back(Output::Close(port));
         }
         // Its watch stays until it fires, so that its database is cleaned up.
+    }
+
+    /// `port` declared request `id` of `client`: counted if it is the port that took the
+    /// client over, re-declaring.
+    fn declared(&mut self, client: ClientId, port: PortId, id: u32) {
+        if let Some(entry) = self.clients.get_mut(&client) {
+            if let (true, Some(ids)) = (entry.port == port, &mut entry.declared) {
+                ids.push(id);
+            }
+        }
+    }
+
+    /// The end of a re-declaration (`watch`): what the client had here and did not declare
+    /// again is no longer its context's (see [`Client::declared`]): released, or aborted.
+    fn forget_undeclared(&mut self, client: ClientId) {
+        let Some(declared) = self
+            .clients
+            .get_mut(&client)
+            .and_then(|c| c.declared.take())
+        else {
+            return;
+        };
+        for request in self.core.requests_of(client) {
+            if !declared.contains(&local(request))
+                && self.core.abort(request) == AbortOutcome::AlreadyHeld
+            {
+                self.core.release(request);
+            }
+        }
+        self.deferred.retain(|(c, message)| {
+            *c != client
+                || !matches!(message, ClientMessage::Request { id, .. } if !declared.contains(id))
+        });
     }
 
     fn serving(&self, client: ClientId) -> bool {

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::core::Mode;
-use crate::protocol::{ClientMessage, WorkerMessage, VERSION};
+use crate::protocol::{ClientMessage, WorkerMessage, OLDEST, VERSION};
 
 pub(crate) enum Decoded {
     Message(ClientMessage),
@@ -70,6 +70,8 @@ words! {
     Snapshot = "snapshot",
     Error = "error",
     Evicted = "evicted",
+    Redirect = "redirect",
+    Url = "url",
 }
 
 pub(crate) struct Codec {
@@ -140,7 +142,7 @@ impl Codec {
         let id = fields
             .opt(Word::Id, read_u32)
             .map_err(|_| (None, "malformed id"))?;
-        if fields.opt(Word::V, read_u32) != Ok(Some(VERSION)) {
+        if !matches!(fields.opt(Word::V, read_u32), Ok(Some(v)) if v >= OLDEST) {
             return Err((id, "unsupported protocol version"));
         }
         let malformed = |_| (id, "malformed message");
@@ -253,6 +255,10 @@ impl Codec {
                 (Word::Error, *id)
             }
             WorkerMessage::Evicted => (Word::Evicted, None),
+            WorkerMessage::Redirect { url } => {
+                self.set(&object, Word::Url, &encode_text(url));
+                (Word::Redirect, None)
+            }
         };
         self.set(&object, Word::Type, self.word(kind));
         if let Some(id) = id {

@@ -9,6 +9,7 @@ use crate::prelude::*;
 use alloc::boxed::Box;
 use core::cell::RefCell;
 
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{MessageEvent, MessagePort};
 
@@ -37,9 +38,28 @@ impl Drop for Connected {
 #[derive(Default)]
 pub(crate) struct Outbox {
     messages: Vec<(MessagePort, JsValue)>,
+    /// The loader's functions to call.
+    calls: Vec<Call>,
     /// Ports, watches and timers that ended: dropped (listeners removed) after the
     /// messages went out, never while their own listener runs inside a borrow.
     dropped: Vec<Ended>,
+}
+
+/// A call to the loader, made once the state is no longer borrowed (it answers later, through
+/// the exported `claimed` and `surveyed`).
+enum Call {
+    Claim(JsValue),
+    Survey,
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The loader's claim of the origin (`Output::Claim`).
+    #[wasm_bindgen(js_namespace = wasm_bindgen)]
+    fn claim(over: &JsValue);
+    /// The loader's survey (`Output::Survey`).
+    #[wasm_bindgen(js_namespace = wasm_bindgen)]
+    fn survey();
 }
 
 /// A port, watch or timer that ended, kept until it can be dropped.
@@ -58,6 +78,12 @@ impl Outbox {
             }
         }
         drop(self.dropped);
+        for call in self.calls {
+            match call {
+                Call::Claim(over) => claim(&over),
+                Call::Survey => survey(),
+            }
+        }
     }
 }
 
@@ -89,9 +115,9 @@ pub(crate) fn with(driver: Handle, f: impl FnOnce(&mut Driver)) {
 }
 
 impl Driver {
-    pub(crate) fn new(epoch: &[u16]) -> Handle {
+    pub(crate) fn new(service: Service) -> Handle {
         let driver: Handle = Box::leak(Box::new(RefCell::new(Driver {
-            service: Service::new(epoch),
+            service,
             codec: Codec::new(),
             ports: Table::new(),
             watches: Table::new(),
@@ -191,6 +217,12 @@ impl Driver {
                         outbox.dropped.push(Ended::Timer(old));
                     }
                 }
+                // The loader's (js/worker-entry.js): IndexedDB's transactions, from JS.
+                Output::Claim(over) => {
+                    let over = over.map_or(JsValue::NULL, |epoch| encode_text(&epoch));
+                    outbox.calls.push(Call::Claim(over));
+                }
+                Output::Survey => outbox.calls.push(Call::Survey),
             }
         }
         outbox

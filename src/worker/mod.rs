@@ -19,6 +19,7 @@ use core::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use web_sys::{EventTarget, MessageEvent, MessagePort};
 
+use crate::service::{Leader, Service};
 use codec::decode_text;
 use driver::{with, Driver, Handle};
 use listener::Listener;
@@ -58,28 +59,23 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// It coordinates only the contexts that reach this port. `epoch` names it in welcomes.
 #[wasm_bindgen]
 pub fn serve_local(port: MessagePort, epoch: JsValue) {
-    with(Driver::new(&decode_text(&epoch).unwrap_or_default()), |d| {
+    let epoch = decode_text(&epoch).unwrap_or_default();
+    with(Driver::new(Service::alone(&epoch)), |d| {
         d.service().handle_lifeline(None);
-        d.service().handle_survey(Vec::new());
         d.connect(port);
     });
 }
 
 /// Starts serving: `early_ports` connected before the wasm was ready; later ones arrive
 /// through the global scope's `connect` event. The loader (js/worker-entry.js) names the
-/// worker (`epoch`) and surveyed the contexts' databases that exist (`survivors`: their
-/// names) while the wasm loaded; its lifeline database may still be opening (see
-/// [`lifeline_open`]): requests are served meanwhile, only the welcome waits for it.
+/// worker (`epoch`) and started, while the wasm loaded, the service's first claim of the
+/// origin and the survey a leader needs (see [`claimed`] and [`surveyed`]); its lifeline
+/// database may still be opening (see [`lifeline_open`]): only the welcome waits for it.
 #[wasm_bindgen]
-pub fn serve(early_ports: js_sys::Array, epoch: JsValue, survivors: js_sys::Array) {
-    let driver = Driver::new(&decode_text(&epoch).unwrap_or_default());
+pub fn serve(early_ports: js_sys::Array, epoch: JsValue) {
+    let driver = Driver::new(Service::new(&decode_text(&epoch).unwrap_or_default()));
     // (Arrays are read by index: js-sys's array iterator is more code.)
     with(driver, |d| {
-        let mut names = Vec::new();
-        for at in 0..survivors.length() {
-            names.extend(decode_text(&survivors.get(at)));
-        }
-        d.service().handle_survey(names);
         for at in 0..early_ports.length() {
             d.connect(early_ports.get(at).unchecked_into());
         }
@@ -94,15 +90,39 @@ pub fn serve(early_ports: js_sys::Array, epoch: JsValue, survivors: js_sys::Arra
     *SERVING.0.borrow_mut() = Some((driver, on_connect));
 }
 
+/// Feeds the serving driver, if there is one.
+fn serving(f: impl FnOnce(&mut Service)) {
+    let driver = SERVING.0.borrow().as_ref().map(|(driver, _)| *driver);
+    if let Some(driver) = driver {
+        with(driver, |d| f(d.service()));
+    }
+}
+
 /// The loader opened the worker's lifeline database (`lifeline`: its name, or null where it
 /// could not): the clients so far are welcomed, later ones at their hello.
 #[wasm_bindgen]
 pub fn lifeline_open(lifeline: JsValue) {
-    let driver = SERVING.0.borrow().as_ref().map(|(driver, _)| *driver);
-    if let Some(driver) = driver {
-        with(driver, |d| {
-            d.service()
-                .handle_lifeline(decode_text(&lifeline).as_deref())
-        });
-    }
+    serving(|s| s.handle_lifeline(decode_text(&lifeline).as_deref()));
+}
+
+/// The loader carried out a claim (`Output::Claim`): the leader recorded now.
+#[wasm_bindgen]
+pub fn claimed(epoch: JsValue, url: JsValue, lifeline: JsValue) {
+    let text = |value: &JsValue| decode_text(value).unwrap_or_default();
+    let leader = Leader {
+        epoch: text(&epoch),
+        url: text(&url),
+        lifeline: text(&lifeline),
+    };
+    serving(|s| s.handle_claimed(leader));
+}
+
+/// The loader listed the origin's databases (`Output::Survey`): their names (empty where
+/// the browser cannot list them; there a new leader does not wait).
+#[wasm_bindgen]
+pub fn surveyed(names: js_sys::Array) {
+    let names = (0..names.length())
+        .filter_map(|at| decode_text(&names.get(at)))
+        .collect();
+    serving(|s| s.handle_survey(names));
 }

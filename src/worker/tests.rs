@@ -15,6 +15,7 @@ use web_sys::{MessageChannel, MessageEvent, MessagePort};
 use super::driver::{with, Driver, Handle};
 use super::listener::Listener;
 use crate::protocol::{text, VERSION};
+use crate::service::{Leader, Service};
 
 wasm_bindgen_test_configure!(run_in_shared_worker);
 
@@ -207,9 +208,28 @@ async fn a_holding_x() -> (Handle, Context, Context) {
     (driver, a, b)
 }
 
+/// A new worker's driver that won its claim of the origin (the loader's functions it then
+/// calls do nothing here: the tests answer for them).
+fn elected_driver() -> Handle {
+    let stub = js_sys::Function::new_no_args("");
+    let loader = Object::new();
+    Reflect::set(&loader, &"claim".into(), &stub).unwrap();
+    Reflect::set(&loader, &"survey".into(), &stub).unwrap();
+    Reflect::set(&js_sys::global(), &"wasm_bindgen".into(), &loader).unwrap();
+    let epoch = text("test-epoch");
+    let driver = Driver::new(Service::new(&epoch));
+    let leader = Leader {
+        epoch,
+        url: text("test-url"),
+        lifeline: text("test-lifeline"),
+    };
+    with(driver, |d| d.service().handle_claimed(leader));
+    driver
+}
+
 /// A driver whose lifeline is open and whose survey found no survivors.
 fn new_driver() -> Handle {
-    let driver = Driver::new(&text("test-epoch"));
+    let driver = elected_driver();
     with(driver, |d| {
         d.service().handle_lifeline(Some(&text("test-lifeline")));
         d.service().handle_survey(Vec::new());
@@ -580,7 +600,7 @@ async fn snapshot_names_come_back_exact_whether_well_formed_or_not() {
 
 #[wasm_bindgen_test]
 async fn requests_wait_for_watch_and_for_the_survey() {
-    let driver = Driver::new(&text("test-epoch"));
+    let driver = elected_driver();
     with(driver, |d| {
         d.service().handle_lifeline(Some(&text("test-lifeline")))
     });
@@ -683,7 +703,7 @@ async fn a_replaced_ports_watch_does_not_end_the_wait_for_a_survivor() {
     // A restarted worker whose survey found a context's database: it waits for that survivor.
     let db = format!("test-survivor-{}", js_sys::Math::random());
     open_database(&db).await;
-    let driver = Driver::new(&text("test-epoch"));
+    let driver = elected_driver();
     with(driver, |d| {
         d.service().handle_lifeline(Some(&text("test-lifeline")));
         d.service().handle_survey(vec![text(&db)]);
@@ -728,7 +748,7 @@ async fn a_survivor_that_gives_up_its_database_is_awaited_no_more() {
     // it up after the site's storage was cleared): the wait ends then, not at its 3 s limit.
     let db = format!("test-survivor-{}", js_sys::Math::random());
     open_database(&db).await;
-    let driver = Driver::new(&text("test-epoch"));
+    let driver = elected_driver();
     with(driver, |d| {
         d.service().handle_lifeline(Some(&text("test-lifeline")));
         d.service().handle_survey(vec![text(&db)]);
