@@ -8,8 +8,9 @@
 // what it holds and waits for.
 
 import { CONNECT, inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
+import { recordedUrl } from './election.js';
 import { domException } from './errors.js';
-import { SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from './link-settings.js';
+import { OLDEST, SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from './link-settings.js';
 
 // A lifeline found missing (watchWorker).
 let missing;
@@ -31,7 +32,6 @@ export class Connection {
     this.handlers = new Map();
     // This context's own database: its name while in use, and the connection once open.
     // `dbState`: 'opening' | 'open' | 'failed' (error event) | 'unusable' (no IndexedDB).
-    // (`fragment`, set as a window connects: its lock worker URL's, which the name ends with.)
     this.dbName = null;
     this.database = null;
     this.dbState = null;
@@ -42,6 +42,9 @@ export class Connection {
     // The welcome watchdog: its timer, and how many ports in a row went unanswered.
     this.retry = 0;
     this.failures = 0;
+    // The URL of the origin's serving lock worker, where one that does not serve sent us
+    // (`redirect`), until it is found dead or does not start: then our own again.
+    this.target = null;
     // A shared or service worker's port while no courier has it yet (couriers.js): its
     // watchdog starts once one has, so a wait for a window is no failure.
     this.undelivered = null;
@@ -145,15 +148,15 @@ export class Connection {
     // (The page's wrapper of SharedWorker keeps the native constructor: see install.js.)
     const SharedWorker = globalThis.SharedWorker && (globalThis.SharedWorker[CONNECT] || globalThis.SharedWorker);
     if (typeof SharedWorker === 'function') {
-      let url;
+      let url = this.target;
       try {
-        url = this.urlOfWorker();
+        url = url || this.urlOfWorker();
       } catch (error) {
         if (!dedicated) throw error;
       }
       if (url) {
-        this.fragment = url.hash;
-        const worker = new SharedWorker(url, { name: WORKER_NAME });
+        // (The worker learns from its name the URL every context reaches it by.)
+        const worker = new SharedWorker(url, { name: WORKER_NAME + ' ' + url });
         worker.onerror = () => this.fail('the lock worker failed to start (' + url + ')', worker.port);
         return worker.port;
       }
@@ -210,12 +213,10 @@ export class Connection {
   // terminated worker): hold a database open for as long as we live; the worker's pending
   // version upgrade of it goes through only once the browser has closed our connection.
   openDatabase() {
-    // The prefix is the one the worker's loader (js/worker-entry.js) surveys: it lists these
-    // databases after a restart. Then the count of earlier ports (one database per port at
-    // most: opened as it connects). A window's ends with its lock worker URL's fragment
-    // (`#wasm=<url>`): a lock worker of another build or app (a deploy renamed the files
-    // while old tabs stay open) does not wait for it. (A worker context does not know it.)
-    const name = `web-locks-client-${this.ownId}-${this.hellos}${this.fragment || ''}`;
+    // The prefix is the one the worker's loader (js/worker-entry.js) surveys: a new serving
+    // worker lists these databases, of every build, and waits for them. Then the count of
+    // earlier ports (one database per port at most: opened as it connects).
+    const name = `web-locks-client-${this.ownId}-${this.hellos}`;
     let request;
     try {
       request = indexedDB.open(name, 1); // (throws where there is no indexedDB)
@@ -276,7 +277,10 @@ export class Connection {
       // names it again: not watched again, rather than reconnecting to that worker in a loop
       // (its welcome then has us say goodbye at pagehide: unwatch).
       if (!event.oldVersion) missing = db;
-      if (this.link === port) this.reconnect();
+      if (this.link === port) {
+        this.target = null; // (our own lock worker's URL: a new one elects another)
+        this.reconnect();
+      }
     };
     request.onerror = (event) => event.preventDefault(); // the upgrade we aborted
   }
@@ -345,7 +349,7 @@ export class Connection {
   }
 
   dispatch(message) {
-    if (!message || message.v !== VERSION) {
+    if (!message || !(message.v >= OLDEST)) {
       console.error('web-locks: unexpected message', message);
       return;
     }
@@ -362,6 +366,13 @@ export class Connection {
     }
     if (message.type === 'evicted') {
       this.evicted();
+      return;
+    }
+    if (message.type === 'redirect') {
+      // Another lock worker serves the origin (another build's, or another copy's): the
+      // port is closed; a new one to that worker, with everything declared there.
+      this.target = message.url;
+      this.reconnect();
       return;
     }
     const handler = this.handlers.get(message.id);
@@ -387,17 +398,35 @@ export class Connection {
   // every second meanwhile: the worker, once it loads (it awaits this context for 3 s,
   // recovery.rs), gets it back as a `reclaim`, and gives it to no one else meanwhile. Holding
   // nothing, the context closes its database, so that such a worker does not wait for it.
+  //
   // A worker whose script did not start (`port`: its error event) is let settle first: no
-  // new port for SETTLE_MS (link-settings.js).
+  // new port for SETTLE_MS (link-settings.js). If it was one we were sent to (`target`: it
+  // ended, and its build's files are gone), or our own while the origin's record names
+  // another serving worker (our build's files are gone: a deploy), the next port goes there
+  // instead (or to our own), and nothing fails.
   fail(reason, port) {
     if (port && port !== this.link) return; // an earlier port's worker
     if (port) {
-      this.unstarted = reason; // (see adopt)
-      this.settling = setTimeout(() => {
-        this.settling = 0;
-        if (this.handlers.size) this.open(); // (what was asked meanwhile)
-      }, SETTLE_MS);
+      const tried = this.target;
+      this.link.close();
+      this.link = null;
+      this.settling = 1;
+      return recordedUrl().then((url) => {
+        const elsewhere = url && url != (tried || this.urlOfWorker());
+        this.target = elsewhere ? url : null;
+        this.settling = setTimeout(() => {
+          this.settling = 0;
+          if (this.handlers.size || elsewhere) this.open(); // (what was asked meanwhile)
+        }, SETTLE_MS);
+        if (!tried && !elsewhere) this.failAll(reason, 1);
+      });
     }
+    this.failAll(reason);
+  }
+
+  // What waits on the lock worker fails with `reason` (`unstarted`: it did not start).
+  failAll(reason, unstarted) {
+    if (unstarted) this.unstarted = reason; // (see adopt)
     console.error('web-locks: ' + reason);
     this.failures = 0;
     if (this.link) this.link.close();

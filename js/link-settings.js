@@ -2,8 +2,11 @@
 // its own, importing nothing: esbuild inlines the constants of such a module where they
 // are used: measured -18 B gzip on the ESM page, -21 B on the classic one.)
 
-// The protocol's version (src/protocol.rs), and the lock worker's SharedWorker name.
-export const VERSION = 3;
+// The protocol's version (src/protocol.rs), the first of its compatibility contract (a
+// message of that version or later is read as this one's), and the lock worker's
+// SharedWorker name, which the worker's URL follows (js/worker-entry.js reads it there).
+export const VERSION = 4;
+export const OLDEST = 4;
 export const WORKER_NAME = 'web-locks-polyfill';
 // A port unanswered for this long is given up for a new one; the bound doubles with each
 // consecutive failure, up to the maximum.

@@ -57,7 +57,7 @@ class LocalConnection extends Connection {
   connectPort() {
     if (this.hub.failure) throw domException('InvalidStateError', 'web-locks polyfill: ' + this.hub.failure);
     const channel = new MessageChannel();
-    this.hub.link.postMessage({ v: 3, type: 'adopt' }, [channel.port2]);
+    this.hub.link.postMessage({ v: 4, type: 'adopt' }, [channel.port2]);
     if (this.hub.connections) this.hub.connections.add(this);
     return channel.port1;
   }

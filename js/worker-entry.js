@@ -1,15 +1,18 @@
-// The SharedWorker's classic-script entry, appended to wasm-bindgen's `no-modules` output
-// (which defines `wasm_bindgen`). Ports that connect while the wasm loads are kept, not
+// The SharedWorker's classic-script entry, bundled and appended to wasm-bindgen's
+// `no-modules` output (which defines `wasm_bindgen`). Ports that connect while the wasm loads are kept, not
 // started, so their messages wait in the port until the Rust side listens to them.
 //
-// The survey of the contexts' databases that exist (which a restarted worker waits for; see
-// src/service/recovery.rs), and of earlier workers' lifelines (watched the same way: one
-// that a worker left when it ended with the origin's last tab is found closed and deleted),
-// starts here, with the wasm's fetch and compile rather than after them (cold start);
-// serve() gets it. The worker's lifeline `web-locks-worker-<epoch><its URL's #fragment>`
-// (held open for the worker's life: its clients watch it to notice the worker's death) is
-// opened once it serves, so that a worker whose wasm fails leaves no database behind;
-// lifeline_open() gets it.
+// The loader carries out the service's IndexedDB work (src/service/election.rs,
+// recovery.rs): `claim(over)` records this worker as the origin's serving one in one
+// readwrite transaction, unless another is recorded (over: null) or over the dead one named,
+// and lists the origin's databases meanwhile (the survey a new leader needs); it answers
+// through the module's export `claimed`. The first claim starts here, with the wasm's fetch
+// and compile rather than after them (cold start), and so does the worker's lifeline
+// `web-locks-worker-<epoch>` (held open for the worker's life: its clients and the other
+// lock workers watch it to notice its death), before the claim: whoever reads the record
+// and then watches the lifeline finds it open.
+import { openElection } from './election.js';
+
 (() => {
   // User Timing marks of the worker's start (the benchmark's cold-start breakdown reads them
   // over DevTools; so can anyone's performance panel): its script ran, its wasm was ready,
@@ -28,65 +31,79 @@
     if (retry) load((retry = 0));
   };
   addEventListener('connect', keep);
-  // This worker's identity: its lifeline database is named after it.
-  const epoch = Math.random().toString(36).slice(2); // (about 52 random bits)
-  const key = location.hash;
   const factory = self.indexedDB;
-  // (No IndexedDB, or an open that fails, e.g. private browsing in older Firefox: clients
-  // are welcomed without a lifeline.)
-  const opened = () =>
+  // The URL its contexts construct it with (their glue puts it in the worker's name: see
+  // js/connection.js; a redirect of the script's request changes `location`, not that).
+  const url = name.includes(' ') ? name.slice(name.indexOf(' ') + 1) : location.href;
+  // Where the .wasm is: next to this script unless the page said where (#wasm=<url>).
+  const hash = /[#&]wasm=([^&]*)/.exec(url);
+  const wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', location).href;
+  // This worker's identity, its lifeline, and the record the claim writes (new at each try
+  // to load: a worker whose wasm failed gives its claim up).
+  let me, lifeline;
+  // (A request that fails, e.g. storage blocked, resolves with null rather than rejecting.)
+  const idb = (request, then) =>
     new Promise((done) => {
-      const db = 'web-locks-worker-' + epoch + key;
-      const request = factory.open(db, 1);
-      request.onsuccess = () => {
-        // Kept for the worker's life: a collected connection would be closed.
-        wasm_bindgen.lifeline = request.result;
-        done(db);
-      };
+      request.onsuccess = () => done(then ? then(request.result) : request.result);
       request.onerror = (event) => {
         event.preventDefault();
         done(null);
       };
-    }).catch(() => null);
-  // Empty where `databases()` is missing (Firefox before 126) or fails: there a restarted
-  // worker cannot know its survivors.
-  // A window's database and a worker's lifeline end with their lock worker URL's fragment,
-  // `#wasm=<url>` as its pages give it (a redirect keeps it; it differs between lock workers
-  // of two builds or apps): those with another are another lock worker's, not awaited. A
-  // worker whose own fragment is not such (none: a `workerUrl` without `wasmUrl`; one that a
-  // redirect's target or a service worker's response put there) cannot tell: it keeps all.
-  // (Worker contexts' databases have none: kept.)
-  const surveyed = new Promise((done) => done(factory.databases()))
-    .then((infos) =>
-      infos
-        .map((info) => info.name)
-        .filter((name) => {
-          const tail = name.replace(/^web-locks-(client|worker)-[^#]*/, '');
-          return tail != name && (!tail || tail == key || !/^#wasm=/.test(key));
-        }),
-    )
-    .catch(() => []);
-  // The .wasm sits next to this script unless the page said where (#wasm=<url>).
-  const hash = /[#&]wasm=([^&]*)/.exec(key);
-  const wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', location).href;
-  // Serving starts once the wasm and the survey are ready; the lifeline, often the slowest
-  // (creating a database), only delays the clients' welcome, not their first grants.
-  const load = () =>
-    Promise.all([wasm_bindgen({ module_or_path: wasmUrl }).then(() => performance.mark('web-locks wasm')), surveyed]).then(
-      ([, survey]) => {
+    });
+  // The origin's record after recording `me` unless another worker is recorded (`over`
+  // null) or over the one with epoch `over` (found dead). Where IndexedDB cannot be used,
+  // no other worker can be found: this one serves (README "Known limits").
+  const claim = (over) =>
+    Promise.all([record(over), survey()]).then(([leader, names]) => {
+      leader = leader || me;
+      return [leader.epoch, leader.url, leader.lifeline, ...names];
+    });
+  wasm_bindgen.claim = (over) => claim(over).then(wasm_bindgen.claimed);
+  const record = (over) =>
+    new Promise((done) => done(idb(openElection(), (db) => {
+      const store = db.transaction('leader', 'readwrite').objectStore('leader');
+      return idb(store.get(0), (leader) => {
+        if (!leader || leader.epoch === over) store.put((leader = me), 0);
+        db.close();
+        return leader;
+      });
+    }))).catch(() => null);
+  // The survey: every database of the origin's contexts and workers, of every build. Empty
+  // where `databases()` is missing (Firefox before 126) or fails: there a new leader cannot
+  // know its survivors.
+  const survey = () =>
+    new Promise((done) => done(factory.databases()))
+      .then((infos) => infos.map((info) => info.name).filter((name) => /^web-locks-(client|worker)-/.test(name)))
+      .catch(() => []);
+  const load = () => {
+    const epoch = Math.random().toString(36).slice(2); // (about 52 random bits)
+    lifeline = 'web-locks-worker-' + epoch;
+    me = { epoch, url, lifeline };
+    // (No IndexedDB, or an open that fails, e.g. private browsing in older Firefox: clients
+    // are welcomed without a lifeline.)
+    const opened = new Promise((done) => done(idb(factory.open(lifeline, 1), (db) => (wasm_bindgen.lifeline = db) && lifeline))).catch(() => null);
+    // (Serving starts once the wasm and this claim are ready; the lifeline, often the
+    // slowest, only delays the clients' welcome.)
+    Promise.all([wasm_bindgen({ module_or_path: wasmUrl }).then(() => performance.mark('web-locks wasm')), claim(null)]).then(
+      ([, answer]) => {
         removeEventListener('connect', keep);
         performance.mark('web-locks serving');
-        wasm_bindgen.serve(early, epoch, survey);
+        wasm_bindgen.serve(early, epoch, answer);
         early = null;
-        opened().then(wasm_bindgen.lifeline_open);
+        opened.then(wasm_bindgen.lifeline_open);
       },
       (error) => {
         // (Each client logs it and rejects its requests with it.) The worker stays, and tries
         // again when a port connects next (a client's next request, or every second a client
         // holding a lock), serving once it loads. (Ending instead, for a new worker to try:
         // in Firefox, a construction that met the ending worker left it matched by later
-        // ones, which never connected: measured, 2 requests in 12 hung.)
-        const message = { v: 3, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
+        // ones, which never connected: measured, 2 requests in 12 hung.) Its claim is given
+        // up meanwhile: its lifeline ends, and another worker of the origin serves.
+        opened.then(() => {
+          if (wasm_bindgen.lifeline) wasm_bindgen.lifeline.close();
+          factory.deleteDatabase(lifeline);
+        });
+        const message = { v: 4, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
         // (And to the ports a context handed on in its `adopt`s, its workers', and so on down:
         // a shared worker's dedicated workers' come through its port.)
         const tell = (port) => {
@@ -98,5 +115,6 @@
         retry = 1;
       },
     );
+  };
   load();
 })();

@@ -14,7 +14,7 @@ const internal = [
   'openDatabase', 'evicted', 'connectPort', 'attach', 'adopt', 'redeclare', 'lost', 'connections',
   'failure', 'hellos', 'suspended', 'dispatch', 'link', 'database', 'post', 'send', 'done', 'fail',
   'reachable', 'urlOfWorker', 'ownId', 'delivered', 'dedicated', 'forgetDatabase', 'unstarted',
-  'fragment', 'unwatch', 'settling', 'farewell',
+  'unwatch', 'settling', 'farewell', 'target', 'failAll',
 ];
 // The internals the extension entries reach through the main one (js/internals.js, read
 // for their names) are renamed too, the same way in every bundle (a fixed map), since they
@@ -105,7 +105,7 @@ const glue = minifiedNames(
 // wrapper's shape changed.
 function only(used, glue) {
   if (!used.includes('bytes')) glue = glue.replace(FROM_BYTES, '\n        {');
-  for (const name of ['serve', 'lifeline_open', 'serve_local']) {
+  for (const name of ['serve', 'lifeline_open', 'claimed', 'serve_local']) {
     if (used.includes(name)) continue;
     const wrapper = new RegExp(`\\n    function ${name}\\([^]*?\\n    }\\n    exports\\.${name} = ${name};\\n`);
     if (!wrapper.test(glue)) throw new Error(`bundle: the glue's ${name}() changed shape: update only()`);
@@ -114,9 +114,10 @@ function only(used, glue) {
   return glue;
 }
 
-// The worker: wasm-bindgen's classic glue + our entry, one classic script.
-const entry = await readFile('js/worker-entry.js', 'utf8');
-const worker = await transform(only(['serve', 'lifeline_open'], glue) + '\n' + entry, {
+// The worker: wasm-bindgen's classic glue + our entry (bundled: it shares js/election.js with
+// the pages), one classic script.
+const entry = await build({ entryPoints: ['js/worker-entry.js'], bundle: true, format: 'iife', write: false, logLevel: 'warning' });
+const worker = await transform(only(['serve', 'lifeline_open', 'claimed'], glue) + '\n' + entry.outputFiles[0].text, {
   minify: true,
   target: TARGETS,
   legalComments: 'none',

@@ -108,14 +108,6 @@ pub enum ClientMessage {
 }
 
 impl ClientMessage {
-    /// The id of the request this message declares (`request`, `reclaim`), if it does.
-    pub fn declared(&self) -> Option<u32> {
-        match self {
-            ClientMessage::Request { id, .. } | ClientMessage::Reclaim { id, .. } => Some(*id),
-            _ => None,
-        }
-    }
-
     /// The request id a reply about this message goes to, if it has one.
     pub fn id(&self) -> Option<u32> {
         match self {

@@ -110,12 +110,12 @@ enum Event {
     ToCtx(usize, (usize, PortId), WorkerMessage),
     WorkerTimer(usize, Timer, u64),
     WorkerWatchEnd(usize, Text, WatchEnd),
-    Survey(usize),
     Lifeline(usize),
     /// The storage backend runs a worker's claim transaction (over that epoch's worker).
     Claim(usize, Option<usize>),
-    /// The claim's answer reaches the worker: the leader recorded then.
-    Claimed(usize, usize),
+    /// The claim's answer reaches the worker: the leader recorded then, and the databases
+    /// that existed (the survey).
+    Claimed(usize, usize, Vec<Text>),
     /// The lock worker a context constructed (that generation) failed to start.
     StartFailed(usize, usize),
     /// A context's failed lock worker has settled.
@@ -127,7 +127,7 @@ enum Event {
     /// The storage backend processes a worker's death-watch request.
     IdbWatch(usize, Text),
     /// The context's own database opened (its success event).
-    DbOpened(usize),
+    DbOpened(usize, Text),
     /// The context's watch on generation `gen`'s lifeline fired.
     WorkerDied(usize, usize),
     Watchdog(usize, u64),
@@ -243,8 +243,9 @@ struct Sim {
     /// Locks lost by survivors later than a new leader's wait.
     pub late: u64,
     port_owner: HashMap<(usize, PortId), usize>,
-    /// The ports workers have closed.
+    /// The ports workers have closed; those they sent elsewhere.
     closed: HashSet<(usize, PortId)>,
+    redirected: HashSet<(usize, PortId)>,
     fifo: HashMap<(bool, usize, PortId), Time>,
     dbs: HashMap<Text, Db>,
     trace: bool,
@@ -274,6 +275,7 @@ impl Sim {
             late: 0,
             port_owner: HashMap::new(),
             closed: HashSet::new(),
+            redirected: HashSet::new(),
             fifo: HashMap::new(),
             dbs: HashMap::new(),
             trace,
@@ -780,7 +782,8 @@ impl Sim {
             Bug::LateLifeline => self.now + self.rng.range(0, 100),
             _ => self.now,
         };
-        self.drain(gen);
+        // Its first claim: unless another worker is recorded.
+        self.after(1, 15, Event::Claim(gen, None));
         // The worker's own database usually opens at once; now and then it takes longer
         // than the contexts' welcome bound, so they replace their ports on a live worker.
         let lifeline = if self.rng.chance(10) { 2500 } else { 20 };
@@ -855,8 +858,12 @@ impl Sim {
         while let Some(output) = self.workers[gen].service.poll_output() {
             match output {
                 Output::Send(port, message) => {
-                    if let WorkerMessage::Stolen { id } = message {
-                        self.check_lost_reclaim(gen, port, id);
+                    match message {
+                        WorkerMessage::Stolen { id } => self.check_lost_reclaim(gen, port, id),
+                        WorkerMessage::Redirect { .. } => {
+                            self.redirected.insert((gen, port));
+                        }
+                        _ => {}
                     }
                     // A steal, a lost reclaim or an eviction releases locks at once, though their
                     // holders learn it later.
@@ -894,11 +901,7 @@ impl Sim {
                 Output::CancelTimer(timer) => {
                     self.workers[gen].timers.remove(&timer);
                 }
-                Output::Claim(over) => {
-                    let over = over.map(|epoch| number(&epoch));
-                    self.after(1, 15, Event::Claim(gen, over));
-                }
-                Output::Survey => self.after(1, 20, Event::Survey(gen)),
+                Output::Claim(over) => self.after(1, 15, Event::Claim(gen, Some(number(&over)))),
             }
         }
     }
@@ -910,14 +913,15 @@ impl Sim {
             Event::ToWorker(gen, port, message) => {
                 if self.workers[gen].alive {
                     let c = self.port_owner[&(gen, port)];
-                    match message {
-                        ClientMessage::Hello { .. } => self.ctxs[c].greeted = Some((gen, port)),
-                        ClientMessage::Goodbye { .. } => {
-                            let heard = !self.closed.contains(&(gen, port));
-                            self.ctxs[c].goodbye_heard |= heard;
-                        }
-                        _ => {}
+                    if let ClientMessage::Hello { .. } = message {
+                        self.ctxs[c].greeted = Some((gen, port));
                     }
+                    // A goodbye is heard by a serving worker that has not closed the port, and
+                    // does not send it elsewhere (a port that connected while it followed).
+                    // (One that waits for a claim's answer counts as not heard.)
+                    let goodbye = matches!(message, ClientMessage::Goodbye { .. })
+                        && self.workers[gen].service.is_leading()
+                        && !self.closed.contains(&(gen, port));
                     // (What this message makes the worker say comes out in drain().)
                     if let ClientMessage::Reclaim { id, .. } = message {
                         self.reclaiming = Some((c, id));
@@ -925,6 +929,8 @@ impl Sim {
                     self.workers[gen].service.handle_message(port, message);
                     self.drain(gen);
                     self.reclaiming = None;
+                    self.ctxs[c].goodbye_heard |=
+                        goodbye && !self.redirected.contains(&(gen, port));
                 }
             }
             Event::WorkerTimer(gen, timer, token) => {
@@ -945,16 +951,6 @@ impl Sim {
                     self.drain(gen);
                 }
             }
-            Event::Survey(gen) => {
-                if self.workers[gen].alive {
-                    let dbs: Vec<Text> = self.dbs.keys().cloned().collect();
-                    let mut dbs = dbs;
-                    dbs.sort();
-                    self.workers[gen].survey = Some((self.now, dbs.iter().cloned().collect()));
-                    self.workers[gen].service.handle_survey(dbs);
-                    self.drain(gen);
-                }
-            }
             Event::Lifeline(gen) => {
                 if self.workers[gen].alive {
                     self.workers[gen]
@@ -966,13 +962,13 @@ impl Sim {
             Event::IdbOpen(c, db) => {
                 if self.ctxs[c].alive && self.ctxs[c].db == db {
                     self.dbs.insert(
-                        db,
+                        db.clone(),
                         Db {
                             open_by: Some(c),
                             watchers: Vec::new(),
                         },
                     );
-                    self.after(0, 5, Event::DbOpened(c));
+                    self.after(0, 5, Event::DbOpened(c, db));
                 }
             }
             Event::IdbWatch(gen, db) => {
@@ -1003,8 +999,9 @@ impl Sim {
                     }
                 }
             }
-            Event::DbOpened(c) => {
-                if self.ctxs[c].alive {
+            // (A database the context has replaced since is not its database any more.)
+            Event::DbOpened(c, db) => {
+                if self.ctxs[c].alive && self.ctxs[c].db == db {
                     self.ctxs[c].db_open = true;
                     let db = Some(self.ctxs[c].db.clone());
                     self.post(c, ClientMessage::Watch { db });
@@ -1038,16 +1035,21 @@ impl Sim {
                     self.record = Some(gen);
                 }
                 let leader = self.record.expect("recorded");
-                self.after(0, 5, Event::Claimed(gen, leader));
+                let mut dbs: Vec<Text> = self.dbs.keys().cloned().collect();
+                dbs.sort();
+                self.after(0, 5, Event::Claimed(gen, leader, dbs));
             }
-            Event::Claimed(gen, leader) => {
+            Event::Claimed(gen, leader, dbs) => {
                 if self.workers[gen].alive {
                     let recorded = Leader {
                         epoch: epoch(leader),
                         url: url(self.workers[leader].build),
                         lifeline: lifeline(leader),
                     };
-                    self.workers[gen].service.handle_claimed(recorded);
+                    if leader == gen {
+                        self.workers[gen].survey = Some((self.now, dbs.iter().cloned().collect()));
+                    }
+                    self.workers[gen].service.handle_claimed(recorded, dbs);
                     self.drain(gen);
                 }
             }
@@ -1137,7 +1139,7 @@ impl Sim {
             let event = self.events.remove(&key).expect("scheduled");
             let ctx = match &event {
                 Event::ToCtx(c, ..)
-                | Event::DbOpened(c)
+                | Event::DbOpened(c, _)
                 | Event::WorkerDied(c, _)
                 | Event::Watchdog(c, _)
                 | Event::StartFailed(c, _)
@@ -1347,26 +1349,29 @@ fn run_many(first: u64, count: u64) {
     );
 }
 
-const PER_TEST: u64 = 25_000;
+/// Schedules per test: 25,000, or `SIM_SCHEDULES` (a deeper run: `SIM_SCHEDULES=250000`).
+fn per_test() -> u64 {
+    std::env::var("SIM_SCHEDULES").map_or(25_000, |n| n.parse().expect("a count"))
+}
 
 #[test]
 fn schedules_0() {
-    run_many(0, PER_TEST);
+    run_many(0, per_test());
 }
 
 #[test]
 fn schedules_1() {
-    run_many(PER_TEST, PER_TEST);
+    run_many(per_test(), per_test());
 }
 
 #[test]
 fn schedules_2() {
-    run_many(2 * PER_TEST, PER_TEST);
+    run_many(2 * per_test(), per_test());
 }
 
 #[test]
 fn schedules_3() {
-    run_many(3 * PER_TEST, PER_TEST);
+    run_many(3 * per_test(), per_test());
 }
 
 /// The first of `count` schedules that fails with `bug` injected, if one does.

@@ -227,17 +227,6 @@ impl LockManager {
         self.process(affected.into_iter());
     }
 
-    /// `client`'s live requests, pending or held, in request order.
-    pub fn requests_of(&self, client: ClientId) -> Vec<RequestId> {
-        let mut ids = Vec::new();
-        let mut next = self.clients.get(&client).and_then(|ends| ends.head);
-        while let Some(node) = next {
-            ids.push(node.id);
-            next = self.entries[&node.id].next(List::Client, 0);
-        }
-        ids
-    }
-
     // ----- Recovery after a restart of the driver (not in the spec) -----------------------
 
     /// Re-declares a lock `client` held before a restart: held at once if it is compatible

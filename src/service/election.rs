@@ -8,9 +8,10 @@
 //!
 //! The serving worker (the leader) is recorded in one IndexedDB record per origin, which the
 //! driver reads and writes in one `readwrite` transaction (these are serialized across the
-//! origin): [`Output::Claim`] records this worker unless another is recorded (`None`), or
-//! over the one named, found dead; [`Service::handle_claimed`] gets the leader recorded
-//! after it. A worker opens its lifeline database before it claims, so a worker that reads
+//! origin): a new worker's first claim (the driver's) records it unless another is
+//! recorded, [`Output::Claim`] over the one named, found dead; [`Service::handle_claimed`]
+//! gets the leader recorded after it, and the survey of the origin's databases a new
+//! leader needs. A worker opens its lifeline database before it claims, so a worker that reads
 //! the record and then watches the recorded leader's lifeline (queued behind that open)
 //! finds it alive for as long as it lives. A follower watches it; when it ends, every
 //! follower claims over it, and exactly one wins. A new leader surveys the origin's
@@ -44,8 +45,9 @@ pub(super) enum Role {
 }
 
 impl Service {
-    /// The claim was carried out: `leader` is the worker recorded now (this one, if it won).
-    pub fn handle_claimed(&mut self, leader: Leader) {
+    /// The claim was carried out: `leader` is the worker recorded now (this one, if it won);
+    /// `survey`, the origin's databases that existed meanwhile (see recovery.rs).
+    pub fn handle_claimed(&mut self, leader: Leader, survey: Vec<Text>) {
         let Role::Electing(waiting) = &mut self.role else {
             return;
         };
@@ -54,10 +56,10 @@ impl Service {
             self.role = Role::Leading;
             self.url = leader.url;
             self.recovery = Recovery::Surveying;
-            self.outputs.push_back(Output::Survey);
             for (port, message) in waiting {
                 self.handle_message(port, message);
             }
+            self.handle_survey(survey);
         } else {
             self.outputs
                 .push_back(Output::Watch(leader.lifeline.clone()));
@@ -120,7 +122,7 @@ impl Service {
             Role::Following(leader) if *leader.lifeline == *db => {
                 let over = leader.epoch.clone();
                 self.role = Role::Electing(Vec::new());
-                self.outputs.push_back(Output::Claim(Some(over)));
+                self.outputs.push_back(Output::Claim(over));
                 true
             }
             _ => false,

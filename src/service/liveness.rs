@@ -108,7 +108,6 @@ impl Service {
             }
             _ => {}
         }
-        self.forget_undeclared(client);
         let entry = self.clients.get_mut(&client).expect("checked above");
         entry.confirmed = true;
         if let Some(db) = entry.db.clone() {

@@ -4,12 +4,13 @@
 //! The driver (the wasm worker, or a simulation) feeds inputs — a port connected
 //! ([`Service::handle_connect`]), a message decoded from a port
 //! ([`Service::handle_message`]) or refused by the decoder ([`Service::handle_malformed`]),
-//! the worker's lifeline database opened ([`Service::handle_lifeline`]), the survey of
-//! surviving contexts' databases ([`Service::handle_survey`]), a death watch ended
+//! the worker's lifeline database opened ([`Service::handle_lifeline`]), a claim of the
+//! origin answered, with the survey of its databases ([`Service::handle_claimed`]), a death
+//! watch ended
 //! ([`Service::handle_watch_end`]), a timer fired ([`Service::handle_timer`]) — and carries
 //! out the [`Output`]s it drains with [`Service::poll_output`]: post to a port, close a
-//! port, watch a database, set or cancel a timer, claim the origin or survey it. No clock,
-//! no JavaScript.
+//! port, watch a database, set or cancel a timer, claim the origin. No clock, no
+//! JavaScript.
 //!
 //! What it decides:
 //! - **Which worker serves the origin** (`election.rs`): one, whatever the URLs of the
@@ -76,12 +77,10 @@ pub enum Output {
     Watch(Text),
     SetTimer(Timer, u32),
     CancelTimer(Timer),
-    /// Record this worker as the origin's leader, unless another is recorded (`None`) or
-    /// over the one with this epoch (found dead); the leader recorded after it comes back
-    /// as [`Service::handle_claimed`].
-    Claim(Option<Text>),
-    /// List the origin's contexts' databases that exist now: [`Service::handle_survey`].
-    Survey,
+    /// Record this worker as the origin's leader over the one with this epoch (found dead:
+    /// or none, if none is recorded), and list the origin's databases: both come back as
+    /// [`Service::handle_claimed`].
+    Claim(Text),
 }
 
 /// Sizes of the service's tables: all zero once every context has gone.
@@ -103,11 +102,6 @@ struct Client {
     confirmed: bool,
     /// Its port's number among the context's (`hello`'s `n`).
     n: u32,
-    /// Taken over by a newer port: the requests that port re-declared so far. At its
-    /// `watch` (the end of the re-declaration) the client's others are gone from the context
-    /// (released or aborted on a port whose message was lost: a worker that redirected it
-    /// closed that port unread), and are released here.
-    declared: Option<Vec<u32>>,
 }
 
 enum Recovery {
@@ -152,20 +146,11 @@ fn local(request: RequestId) -> u32 {
 }
 
 impl Service {
-    /// A new worker's service: it claims the origin (its first output; the driver — in the
-    /// worker, its loader — starts that claim, and the survey a leader needs, while the wasm
-    /// loads) while its lifeline opens.
+    /// A new worker's service. Its first claim of the origin (unless another worker is
+    /// recorded) is the driver's to make as it starts (in the worker, its loader's, while
+    /// the wasm loads); until its answer comes ([`Service::handle_claimed`]) nothing is
+    /// served. Its lifeline opens meanwhile.
     pub fn new(epoch: &[u16]) -> Service {
-        let mut service = Service::alone(epoch);
-        service.role = election::Role::Electing(Vec::new());
-        service.recovery = Recovery::Surveying;
-        service.outputs.push_back(Output::Claim(None));
-        service
-    }
-
-    /// The only service its contexts can reach (in-process: `serve_local`): it serves at
-    /// once, with no survivors to wait for.
-    pub fn alone(epoch: &[u16]) -> Service {
         Service {
             core: LockManager::new(),
             epoch: epoch.into(),
@@ -174,8 +159,8 @@ impl Service {
             clients: Table::new(),
             by_client_id: Table::new(),
             watches: Table::new(),
-            recovery: Recovery::Done,
-            role: election::Role::Leading,
+            recovery: Recovery::Surveying,
+            role: election::Role::Electing(Vec::new()),
             url: Text::new(),
             stale: Table::new(),
             deferred: Vec::new(),
@@ -208,9 +193,6 @@ impl Service {
         let Some(message) = self.elsewhere(port, message) else {
             return;
         };
-        if let (Some(client), Some(id)) = (speaker, message.declared()) {
-            self.declared(client, port, id);
-        }
         match (speaker, message) {
             (None, ClientMessage::Hello { client_id, db, n }) => self.hello(port, client_id, db, n),
             (Some(_), ClientMessage::Hello { .. }) => {
@@ -377,7 +359,6 @@ impl Service {
                 }
                 entry.port = port;
                 entry.n = n;
-                entry.declared = Some(Vec::new());
                 existing
             }
             None => {
@@ -390,7 +371,6 @@ impl Service {
                     db: None,
                     confirmed: false,
                     n,
-                    declared: None,
                 };
                 self.clients.insert(client, entry);
                 if let Some(db) = db {
@@ -438,39 +418,6 @@ impl Service {
             self.outputs.push_back(Output::Close(port));
         }
         // Its watch stays until it fires, so that its database is cleaned up.
-    }
-
-    /// `port` declared request `id` of `client`: counted if it is the port that took the
-    /// client over, re-declaring.
-    fn declared(&mut self, client: ClientId, port: PortId, id: u32) {
-        if let Some(entry) = self.clients.get_mut(&client) {
-            if let (true, Some(ids)) = (entry.port == port, &mut entry.declared) {
-                ids.push(id);
-            }
-        }
-    }
-
-    /// The end of a re-declaration (`watch`): what the client had here and did not declare
-    /// again is no longer its context's (see [`Client::declared`]): released, or aborted.
-    fn forget_undeclared(&mut self, client: ClientId) {
-        let Some(declared) = self
-            .clients
-            .get_mut(&client)
-            .and_then(|c| c.declared.take())
-        else {
-            return;
-        };
-        for request in self.core.requests_of(client) {
-            if !declared.contains(&local(request))
-                && self.core.abort(request) == AbortOutcome::AlreadyHeld
-            {
-                self.core.release(request);
-            }
-        }
-        self.deferred.retain(|(c, message)| {
-            *c != client
-                || !matches!(message, ClientMessage::Request { id, .. } if !declared.contains(id))
-        });
     }
 
     fn serving(&self, client: ClientId) -> bool {

@@ -27,9 +27,10 @@ use super::{Output, Recovery, Service, Text, Timer};
 pub const RECOVERY_LIMIT_MS: u32 = 3000;
 
 impl Service {
-    /// The survey answered: the contexts' databases that exist now (empty where the
-    /// browser cannot list them; there a restarted worker does not wait).
-    pub fn handle_survey(&mut self, databases: Vec<Text>) {
+    /// The survey answered, with the claim this worker won: the contexts' databases that
+    /// exist now (empty where the browser cannot list them; there a new leader does not
+    /// wait).
+    pub(super) fn handle_survey(&mut self, databases: Vec<Text>) {
         if !matches!(self.recovery, Recovery::Surveying) {
             return;
         }

@@ -38,28 +38,16 @@ impl Drop for Connected {
 #[derive(Default)]
 pub(crate) struct Outbox {
     messages: Vec<(MessagePort, JsValue)>,
-    /// The loader's functions to call.
-    calls: Vec<Call>,
     /// Ports, watches and timers that ended: dropped (listeners removed) after the
     /// messages went out, never while their own listener runs inside a borrow.
     dropped: Vec<Ended>,
 }
 
-/// A call to the loader, made once the state is no longer borrowed (it answers later, through
-/// the exported `claimed` and `surveyed`).
-enum Call {
-    Claim(JsValue),
-    Survey,
-}
-
 #[wasm_bindgen]
 extern "C" {
-    /// The loader's claim of the origin (`Output::Claim`).
+    /// The loader's claim of the origin and survey of its databases (`Output::Claim`).
     #[wasm_bindgen(js_namespace = wasm_bindgen)]
     fn claim(over: &JsValue);
-    /// The loader's survey (`Output::Survey`).
-    #[wasm_bindgen(js_namespace = wasm_bindgen)]
-    fn survey();
 }
 
 /// A port, watch or timer that ended, kept until it can be dropped.
@@ -78,12 +66,6 @@ impl Outbox {
             }
         }
         drop(self.dropped);
-        for call in self.calls {
-            match call {
-                Call::Claim(over) => claim(&over),
-                Call::Survey => survey(),
-            }
-        }
     }
 }
 
@@ -217,12 +199,8 @@ impl Driver {
                         outbox.dropped.push(Ended::Timer(old));
                     }
                 }
-                // The loader's (js/worker-entry.js): IndexedDB's transactions, from JS.
-                Output::Claim(over) => {
-                    let over = over.map_or(JsValue::NULL, |epoch| encode_text(&epoch));
-                    outbox.calls.push(Call::Claim(over));
-                }
-                Output::Survey => outbox.calls.push(Call::Survey),
+                // The loader's (js/worker-entry.js), which answers later, through `claimed`.
+                Output::Claim(over) => claim(&encode_text(&over)),
             }
         }
         outbox

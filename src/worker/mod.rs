@@ -30,8 +30,8 @@ struct ForRealm<T>(RefCell<T>);
 // SAFETY: wasm32-unknown-unknown without the atomics feature runs on a single thread.
 unsafe impl<T> Sync for ForRealm<T> {}
 
-/// What keeps the worker serving, for the worker's life: its driver and `connect` listener.
-static SERVING: ForRealm<Option<(Handle, Listener)>> = ForRealm(RefCell::new(None));
+/// The worker's driver, once it serves (for the worker's life).
+static SERVING: ForRealm<Option<Handle>> = ForRealm(RefCell::new(None));
 
 #[wasm_bindgen]
 extern "C" {
@@ -56,11 +56,18 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// An in-process lock service for one realm (`createLockManager({ local: true })`, the
 /// `local` entry): no SharedWorker, no IndexedDB, no survivors to wait for; `port` is the
 /// worker's end of a MessageChannel whose other end the realm's glue speaks the protocol on.
-/// It coordinates only the contexts that reach this port. `epoch` names it in welcomes.
+/// It coordinates only the contexts that reach this port, and serves them at once: it is
+/// its own leader. `epoch` names it in welcomes.
 #[wasm_bindgen]
 pub fn serve_local(port: MessagePort, epoch: JsValue) {
     let epoch = decode_text(&epoch).unwrap_or_default();
-    with(Driver::new(Service::alone(&epoch)), |d| {
+    with(Driver::new(Service::new(&epoch)), |d| {
+        let alone = Leader {
+            epoch,
+            url: Vec::new(),
+            lifeline: Vec::new(),
+        };
+        d.service().handle_claimed(alone, Vec::new());
         d.service().handle_lifeline(None);
         d.connect(port);
     });
@@ -68,12 +75,15 @@ pub fn serve_local(port: MessagePort, epoch: JsValue) {
 
 /// Starts serving: `early_ports` connected before the wasm was ready; later ones arrive
 /// through the global scope's `connect` event. The loader (js/worker-entry.js) names the
-/// worker (`epoch`) and started, while the wasm loaded, the service's first claim of the
-/// origin and the survey a leader needs (see [`claimed`] and [`surveyed`]); its lifeline
-/// database may still be opening (see [`lifeline_open`]): only the welcome waits for it.
+/// worker (`epoch`) and made, while the wasm loaded, a new worker's first claim of the
+/// origin (unless another worker is recorded), with the survey a leader needs: `answer`, as
+/// for [`claimed`]. Its lifeline database may still be opening (see [`lifeline_open`]):
+/// only the welcome waits for it.
 #[wasm_bindgen]
-pub fn serve(early_ports: js_sys::Array, epoch: JsValue) {
+pub fn serve(early_ports: js_sys::Array, epoch: JsValue, answer: js_sys::Array) {
     let driver = Driver::new(Service::new(&decode_text(&epoch).unwrap_or_default()));
+    *SERVING.0.borrow_mut() = Some(driver);
+    claimed(answer);
     // (Arrays are read by index: js-sys's array iterator is more code.)
     with(driver, |d| {
         for at in 0..early_ports.length() {
@@ -87,12 +97,13 @@ pub fn serve(early_ports: js_sys::Array, epoch: JsValue) {
             with(driver, |d| d.connect(port.unchecked_into()));
         }
     });
-    *SERVING.0.borrow_mut() = Some((driver, on_connect));
+    // (It listens for the worker's life.)
+    core::mem::forget(on_connect);
 }
 
 /// Feeds the serving driver, if there is one.
 fn serving(f: impl FnOnce(&mut Service)) {
-    let driver = SERVING.0.borrow().as_ref().map(|(driver, _)| *driver);
+    let driver = *SERVING.0.borrow();
     if let Some(driver) = driver {
         with(driver, |d| f(d.service()));
     }
@@ -105,24 +116,19 @@ pub fn lifeline_open(lifeline: JsValue) {
     serving(|s| s.handle_lifeline(decode_text(&lifeline).as_deref()));
 }
 
-/// The loader carried out a claim (`Output::Claim`): the leader recorded now.
+/// The loader carried out a claim (`Output::Claim`, or a new worker's first): `answer` holds
+/// the leader recorded now (its epoch, URL and lifeline), then the names of the origin's
+/// databases it surveyed meanwhile (none where the browser cannot list them: there a new
+/// leader does not wait).
 #[wasm_bindgen]
-pub fn claimed(epoch: JsValue, url: JsValue, lifeline: JsValue) {
-    let text = |value: &JsValue| decode_text(value).unwrap_or_default();
+pub fn claimed(answer: js_sys::Array) {
+    let mut texts = (0..answer.length()).map(|at| decode_text(&answer.get(at)).unwrap_or_default());
+    let mut next = || texts.next().unwrap_or_default();
     let leader = Leader {
-        epoch: text(&epoch),
-        url: text(&url),
-        lifeline: text(&lifeline),
+        epoch: next(),
+        url: next(),
+        lifeline: next(),
     };
-    serving(|s| s.handle_claimed(leader));
-}
-
-/// The loader listed the origin's databases (`Output::Survey`): their names (empty where
-/// the browser cannot list them; there a new leader does not wait).
-#[wasm_bindgen]
-pub fn surveyed(names: js_sys::Array) {
-    let names = (0..names.length())
-        .filter_map(|at| decode_text(&names.get(at)))
-        .collect();
-    serving(|s| s.handle_survey(names));
+    let survey = texts.collect();
+    serving(|s| s.handle_claimed(leader, survey));
 }

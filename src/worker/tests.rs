@@ -208,32 +208,40 @@ async fn a_holding_x() -> (Handle, Context, Context) {
     (driver, a, b)
 }
 
-/// A new worker's driver that won its claim of the origin (the loader's functions it then
-/// calls do nothing here: the tests answer for them).
-fn elected_driver() -> Handle {
-    let stub = js_sys::Function::new_no_args("");
-    let loader = Object::new();
-    Reflect::set(&loader, &"claim".into(), &stub).unwrap();
-    Reflect::set(&loader, &"survey".into(), &stub).unwrap();
-    Reflect::set(&js_sys::global(), &"wasm_bindgen".into(), &loader).unwrap();
-    let epoch = text("test-epoch");
-    let driver = Driver::new(Service::new(&epoch));
+async fn sleep(ms: i32) {
+    let wait = Promise::new(&mut |done, _| {
+        let global = js_sys::global();
+        let set_timeout: js_sys::Function = get(&global, "setTimeout").unchecked_into();
+        set_timeout.call2(&global, &done, &ms.into()).unwrap();
+    });
+    JsFuture::from(wait).await.unwrap();
+}
+
+/// A new worker's driver, whose first claim of the origin is still under way (the tests
+/// answer for it: [`won`]).
+fn electing_driver() -> Handle {
+    let driver = Driver::new(Service::new(&text("test-epoch")));
+    with(driver, |d| {
+        d.service().handle_lifeline(Some(&text("test-lifeline")))
+    });
+    driver
+}
+
+/// The driver's claim won, with these survivors' databases surveyed.
+fn won(driver: Handle, survey: &[&str]) {
     let leader = Leader {
-        epoch,
+        epoch: text("test-epoch"),
         url: text("test-url"),
         lifeline: text("test-lifeline"),
     };
-    with(driver, |d| d.service().handle_claimed(leader));
-    driver
+    let survey = survey.iter().map(|db| text(db)).collect();
+    with(driver, |d| d.service().handle_claimed(leader, survey));
 }
 
 /// A driver whose lifeline is open and whose survey found no survivors.
 fn new_driver() -> Handle {
-    let driver = elected_driver();
-    with(driver, |d| {
-        d.service().handle_lifeline(Some(&text("test-lifeline")));
-        d.service().handle_survey(Vec::new());
-    });
+    let driver = electing_driver();
+    won(driver, &[]);
     driver
 }
 
@@ -599,16 +607,21 @@ async fn snapshot_names_come_back_exact_whether_well_formed_or_not() {
 }
 
 #[wasm_bindgen_test]
-async fn requests_wait_for_watch_and_for_the_survey() {
-    let driver = elected_driver();
-    with(driver, |d| {
-        d.service().handle_lifeline(Some(&text("test-lifeline")))
-    });
-    let a = Context::hello(driver, "a").await;
+async fn requests_wait_for_the_claim_and_its_survey() {
+    let driver = electing_driver();
+    let a = Context::connect(driver);
+    a.send(&[("type", "hello".into()), ("clientId", "a".into())]);
     a.request(1, "x", &[("ifAvailable", true.into())]);
     a.send(&[("type", "query".into()), ("id", 2.into())]);
-    // Nothing is decided before the survey answers; then in arrival order.
-    with(driver, |d| d.service().handle_survey(Vec::new()));
+    a.send(&[("type", "watch".into())]);
+    // Nothing is decided before the claim and its survey answer; then in arrival order.
+    sleep(50).await;
+    assert!(
+        a.inbox.borrow().messages.is_empty(),
+        "nothing answered while electing"
+    );
+    won(driver, &[]);
+    assert_eq!(a.recv_kind().await, ("welcome".into(), None));
     assert_eq!(a.recv_kind().await, ("granted".into(), Some(1)));
     let (held, _) = snapshot_rows(&a.recv().await);
     assert_eq!(held.len(), 1);
@@ -703,11 +716,8 @@ async fn a_replaced_ports_watch_does_not_end_the_wait_for_a_survivor() {
     // A restarted worker whose survey found a context's database: it waits for that survivor.
     let db = format!("test-survivor-{}", js_sys::Math::random());
     open_database(&db).await;
-    let driver = elected_driver();
-    with(driver, |d| {
-        d.service().handle_lifeline(Some(&text("test-lifeline")));
-        d.service().handle_survey(vec![text(&db)]);
-    });
+    let driver = electing_driver();
+    won(driver, &[&db]);
     let b = Context::hello(driver, "b").await;
     b.request(1, "x", &[]);
     // The survivor held x. Its second port's hello arrives; then its first port's whole
@@ -748,11 +758,8 @@ async fn a_survivor_that_gives_up_its_database_is_awaited_no_more() {
     // it up after the site's storage was cleared): the wait ends then, not at its 3 s limit.
     let db = format!("test-survivor-{}", js_sys::Math::random());
     open_database(&db).await;
-    let driver = elected_driver();
-    with(driver, |d| {
-        d.service().handle_lifeline(Some(&text("test-lifeline")));
-        d.service().handle_survey(vec![text(&db)]);
-    });
+    let driver = electing_driver();
+    won(driver, &[&db]);
     let b = Context::hello(driver, "b").await;
     b.request(1, "y", &[]);
     let s = Context::connect(driver);
