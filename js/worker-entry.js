@@ -68,13 +68,30 @@ import { openElection } from './election.js';
         return leader;
       });
     }))).catch(() => null);
-  // The survey: every database of the origin's contexts and workers, of every build. Empty
-  // where `databases()` is missing (Firefox before 126) or fails: there a new leader cannot
-  // know its survivors.
-  const survey = () =>
+  // The origin's databases of this kind (`client`, `worker`). Empty where `databases()` is
+  // missing (Firefox before 126) or fails.
+  const listed = (kind) =>
     new Promise((done) => done(factory.databases()))
-      .then((infos) => infos.map((info) => info.name).filter((name) => /^web-locks-(client|worker)-/.test(name)))
+      .then((infos) => infos.map((info) => info.name).filter((name) => name.startsWith('web-locks-' + kind + '-')))
       .catch(() => []);
+  // The survey: the databases of the origin's contexts, of every build (where there is no
+  // list, a new leader cannot know its survivors).
+  const survey = () => listed('client');
+  // Other lock workers' lifelines are deleted once they end (as a death watch does:
+  // src/worker/death_watch.rs): a worker that served no one watched by its clients (one that
+  // sent them elsewhere) leaves its own behind.
+  const sweep = () =>
+    listed('worker').then((names) =>
+      names.map((name) => {
+        if (name == lifeline) return;
+        const request = factory.open(name, 2);
+        request.onupgradeneeded = () => {
+          request.transaction.abort();
+          factory.deleteDatabase(name);
+        };
+        request.onerror = (event) => event.preventDefault(); // (the upgrade aborted)
+      }),
+    );
   const load = () => {
     const epoch = Math.random().toString(36).slice(2); // (about 52 random bits)
     lifeline = 'web-locks-worker-' + epoch;
@@ -82,6 +99,7 @@ import { openElection } from './election.js';
     // (No IndexedDB, or an open that fails, e.g. private browsing in older Firefox: clients
     // are welcomed without a lifeline.)
     const opened = new Promise((done) => done(idb(factory.open(lifeline, 1), (db) => (wasm_bindgen.lifeline = db) && lifeline))).catch(() => null);
+    sweep();
     // (Serving starts once the wasm and this claim are ready; the lifeline, often the
     // slowest, only delays the clients' welcome.)
     Promise.all([wasm_bindgen({ module_or_path: wasmUrl }).then(() => performance.mark('web-locks wasm')), claim(null)]).then(

@@ -22,8 +22,24 @@ const TYPES = {
 // Firefox from putting a page in its back/forward cache).
 export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', store = false } = {}) {
   const failed = new Set();
+  const deleted = new Set();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://x');
+    // (For the end-to-end tests of several builds of one app on one origin: `/builds/<name>/`
+    // serves dist/ as build <name> (another URL for each file), or the protocol fixture
+    // tests/fixtures/<name>/ for a name starting with `protocol-`; `/builds/delete?name=<name>`
+    // deletes that build's files, as a deploy does.)
+    const build = /^\/builds\/([^/]+)\/(.*)$/.exec(url.pathname);
+    if (url.pathname === '/builds/delete') {
+      deleted.add(url.searchParams.get('name'));
+      res.writeHead(200, { 'cache-control': 'no-store' }).end('deleted');
+      return;
+    }
+    if (build && deleted.has(build[1])) {
+      res.writeHead(404, { 'cache-control': 'no-store' }).end('not found');
+      return;
+    }
+    if (build) url.pathname = build[1].startsWith('protocol-') ? `/tests/fixtures/${build[1]}/${build[2]}` : `/dist/${build[2]}`;
     // (For the end-to-end test of a lock worker whose script URL redirects: `?redirect`
     // answers 302 to the same path without it.)
     if (url.search === '?redirect') {

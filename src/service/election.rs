@@ -40,7 +40,7 @@ pub(super) enum Role {
     /// A claim is under way: the ports' messages wait, in arrival order.
     Electing(Vec<(PortId, ClientMessage)>),
     Leading,
-    /// Another worker serves: every context that speaks is sent there.
+    /// Another worker serves: every port is sent there.
     Following(Leader),
 }
 
@@ -54,7 +54,6 @@ impl Service {
         let waiting = core::mem::take(waiting);
         if leader.epoch == self.epoch {
             self.role = Role::Leading;
-            self.url = leader.url;
             self.recovery = Recovery::Surveying;
             for (port, message) in waiting {
                 self.handle_message(port, message);
@@ -63,14 +62,14 @@ impl Service {
         } else {
             self.outputs
                 .push_back(Output::Watch(leader.lifeline.clone()));
-            for (port, _) in waiting {
-                self.redirect(port, leader.url.clone());
-            }
-            // (Those yet silent too: see `connected`.)
-            for port in self.ports.keys() {
-                self.stale.insert(*port, ());
-            }
             self.role = Role::Following(leader);
+            // Every port so far, silent ones too: one whose context has since replaced it
+            // (by a port to the leader of then, handed on late by a courier) must not speak
+            // here once this worker serves, with what it knew then.
+            let ports: Vec<PortId> = self.ports.keys().copied().collect();
+            for port in ports {
+                self.connected(port);
+            }
         }
         self.carry_out();
     }
@@ -80,39 +79,32 @@ impl Service {
         matches!(self.role, Role::Leading)
     }
 
-    /// A port connected. One that connects while this worker follows, or before, belongs to
-    /// a context that may since have taken a port to the leader of then (this one, handed
-    /// on late by a courier, was given up) and declared its locks there: should it first
-    /// speak once this worker serves, it is sent to connect again, here, and declare its
-    /// current state.
+    /// A port connected: while this worker follows, its context is told where the serving
+    /// worker is (`redirect`, with the URL that reaches it), and the port is closed.
     pub(super) fn connected(&mut self, port: PortId) {
-        if let Role::Following(_) = self.role {
-            self.stale.insert(port, ());
+        if let Role::Following(leader) = &self.role {
+            let url = leader.url.clone();
+            self.ports.remove(&port);
+            self.outputs
+                .push_back(Output::Send(port, WorkerMessage::Redirect { url }));
+            self.outputs.push_back(Output::Close(port));
         }
     }
 
-    /// A message while this worker does not serve: kept until it knows which it does, or
-    /// answered with the serving worker's URL (`None`); while it serves, given back.
+    /// A message before this worker knows whether it serves: kept, in arrival order, until
+    /// it does (`None`); once it serves, given back.
     pub(super) fn elsewhere(
         &mut self,
         port: PortId,
         message: ClientMessage,
     ) -> Option<ClientMessage> {
-        let stale = self.stale.remove(&port).is_some();
-        let url = match &mut self.role {
-            Role::Leading if !stale => return Some(message),
-            Role::Leading => self.url.clone(),
+        match &mut self.role {
             Role::Electing(waiting) => {
-                if stale {
-                    self.stale.insert(port, ());
-                }
                 waiting.push((port, message));
-                return None;
+                None
             }
-            Role::Following(leader) => leader.url.clone(),
-        };
-        self.redirect(port, url);
-        None
+            _ => Some(message),
+        }
     }
 
     /// A watch ended: if it was the followed leader's lifeline (it died), claim over it
@@ -126,15 +118,6 @@ impl Service {
                 true
             }
             _ => false,
-        }
-    }
-
-    /// Tells `port`'s context where the serving worker is (`url`), and closes the port.
-    fn redirect(&mut self, port: PortId, url: Text) {
-        if self.ports.remove(&port).is_some() {
-            self.outputs
-                .push_back(Output::Send(port, WorkerMessage::Redirect { url }));
-            self.outputs.push_back(Output::Close(port));
         }
     }
 }

@@ -117,17 +117,14 @@ pub struct Service {
     epoch: Text,
     /// The database clients watch to notice this worker's death, once open ("" if none).
     lifeline: Option<Text>,
-    /// Connected ports and the client each speaks for (after its `hello`).
+    /// Connected ports and the client each speaks for (after its `hello`; `election::STALE`
+    /// for one that connected while this worker followed).
     ports: Table<PortId, Option<ClientId>>,
     clients: Table<ClientId, Client>,
     by_client_id: Table<Text, ClientId>,
     watches: Table<Text, liveness::Watched>,
     recovery: Recovery,
     role: election::Role,
-    /// The URL that reaches this worker, once it leads (the record's).
-    url: Text,
-    /// Ports that connected while this worker followed and have not spoken yet.
-    stale: Table<PortId, ()>,
     /// Inputs waiting to be served, in arrival order (see the module docs).
     deferred: Vec<(ClientId, ClientMessage)>,
     next_client: u32,
@@ -161,8 +158,6 @@ impl Service {
             watches: Table::new(),
             recovery: Recovery::Surveying,
             role: election::Role::Electing(Vec::new()),
-            url: Text::new(),
-            stale: Table::new(),
             deferred: Vec::new(),
             next_client: 0,
             next_watch: 0,

@@ -1,6 +1,9 @@
 // In-page helpers for the end-to-end tests: hold locks until told, and log what happens.
 const impl = new URLSearchParams(location.search).get('impl');
-if (impl === 'polyfill') await import('/dist/auto.js');
+// (`build=<name>`: the polyfill as served at /builds/<name>/, another build of the app: see
+// scripts/serve.mjs.)
+const build = new URLSearchParams(location.search).get('build');
+if (impl === 'polyfill') await import(build ? `/builds/${build}/auto.js` : '/dist/auto.js');
 
 const releases = new Map();
 // What T.hold and T.holdAll share: `abortable` makes T.abort(key) abort the request, the
