@@ -412,6 +412,7 @@ export class Connection {
       this.link = null;
       this.settling = 1;
       return recordedUrl().then((url) => {
+        console.error('web-locks: ' + reason);
         const elsewhere = url && url != (tried || this.urlOfWorker());
         this.target = elsewhere ? url : null;
         this.settling = setTimeout(() => {
@@ -421,13 +422,13 @@ export class Connection {
         if (!tried && !elsewhere) this.failAll(reason, 1);
       });
     }
+    console.error('web-locks: ' + reason);
     this.failAll(reason);
   }
 
   // What waits on the lock worker fails with `reason` (`unstarted`: it did not start).
   failAll(reason, unstarted) {
     if (unstarted) this.unstarted = reason; // (see adopt)
-    console.error('web-locks: ' + reason);
     this.failures = 0;
     if (this.link) this.link.close();
     this.link = null;

@@ -55,6 +55,7 @@ import { openElection } from './election.js';
   // no other worker can be found: this one serves (README "Known limits").
   const claim = (over) =>
     Promise.all([record(over), survey()]).then(([leader, names]) => {
+      if (!leader) console.warn('web-locks worker: no IndexedDB to find the origin\'s other lock workers; serving alone');
       leader = leader || me;
       return [leader.epoch, leader.url, leader.lifeline, ...names];
     });
@@ -81,17 +82,19 @@ import { openElection } from './election.js';
   // src/worker/death_watch.rs): a worker that served no one watched by its clients (one that
   // sent them elsewhere) leaves its own behind.
   const sweep = () =>
-    listed('worker').then((names) =>
-      names.map((name) => {
-        if (name == lifeline) return;
-        const request = factory.open(name, 2);
-        request.onupgradeneeded = () => {
-          request.transaction.abort();
-          factory.deleteDatabase(name);
-        };
-        request.onerror = (event) => event.preventDefault(); // (the upgrade aborted)
-      }),
-    );
+    listed('worker')
+      .then((names) =>
+        names.map((name) => {
+          if (name == lifeline) return;
+          const request = factory.open(name, 2);
+          request.onupgradeneeded = () => {
+            request.transaction.abort();
+            factory.deleteDatabase(name);
+          };
+          request.onerror = (event) => event.preventDefault(); // (the upgrade aborted)
+        }),
+      )
+      .catch(() => {}); // (an unhandled rejection would end the worker: see onerror)
   const load = () => {
     const epoch = Math.random().toString(36).slice(2); // (about 52 random bits)
     lifeline = 'web-locks-worker-' + epoch;

@@ -180,6 +180,9 @@ async function stepRounds(key, round, impls = IMPLS) {
   // (The worker's steps, in the page's time: none for a new tab, whose worker was running.)
   const worker = Object.fromEntries(Object.entries(middle.worker || {}).map(([step, at]) => [step, at - middle.origin]));
   coldSteps[key] = { ...middle.steps, ...worker, grant: middle.grant };
+  // (Serving starts once the wasm is ready and the worker's first claim of the origin has
+  // been answered, both begun as its script starts: the difference is what the claim adds.)
+  if (worker.served !== undefined) coldSteps[key].claimWait = worker.served - worker.wasm;
   return medians;
 }
 
@@ -360,6 +363,7 @@ for (const [path, what] of [
     ['fetched', 'wasm fetched (its whole response)'],
     ['wasm', 'wasm compiled and instantiated'],
     ['served', 'worker serving'],
+    ['claimWait', '  of which waiting for its claim (after wasm)'],
     ['welcome', 'welcome (worker\'s lifeline open)'],
     ['grant', 'first grant'],
   ]) {

@@ -8,7 +8,7 @@ step "rustfmt, clippy"
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
 
-step "core: spec tests, property tests against the reference model (native)"
+step "core: spec tests, property tests against the reference model; the service's simulation, several builds per origin (native)"
 cargo test --quiet
 
 if [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown/lib" ]; then
@@ -53,4 +53,4 @@ node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/
 step "end to end in headless Firefox ESR (WebDriver BiDi): the behavioural suites, native reference and polyfill"
 E2E_BROWSER=firefox node --test --test-timeout=300000 --test-concurrency=1 \
   tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs \
-  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs
+  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs

@@ -1,6 +1,8 @@
-//! The one protocol between a context's glue (js/connection.js) and the worker, version 3.
+//! The one protocol between a context's glue (js/connection.js) and the worker, version 4:
+//! the first of its compatibility contract (below). docs/protocol.md says the same for
+//! users.
 //!
-//! Every message is a plain object `{ v: 3, type: "...", ... }` sent over the context's
+//! Every message is a plain object `{ v: 4, type: "...", ... }` sent over the context's
 //! MessagePort. Request ids (`id`) are chosen by the context, unique among its live
 //! requests, below 2^32; a granted request's id is also its lock's id.
 //!
@@ -27,6 +29,7 @@
 //! | `snapshot`     | `id`, `names`, `clientIds`, `held`, `pending` | resolve query(): see [`WorkerMessage::Snapshot`] |
 //! | `error`        | `id` (if known), `message` | the message was refused; state unchanged    |
 //! | `evicted`      |                            | the worker took this context for dead, released its locks and closes the port: its locks are lost (reject with AbortError); connect again and re-declare its requests and queries |
+//! | `redirect`     | `url`                      | this lock worker does not serve the origin (election.rs): connect to the one at `url` (its SharedWorker is constructed with that URL and the name `web-locks-polyfill <url>`) and declare everything there; this port is closed. A worker context (whose port comes through a window) asks for a port again |
 //! | `fatal`        | `message`                  | from the worker's loader: the wasm failed to load (it loads it again when a port next connects); or from the context a port was asked of or handed on by (`adopt`), which cannot reach a lock worker (none constructible, or its last one failed to start): the requests reject, and the next connection tries again |
 //!
 //! Re-sending a live `request` (same `id`) is idempotent: a pending one stays as it is, a
@@ -44,8 +47,19 @@
 //! and none while it recovers from a restart (see `service`); they wait, in arrival order,
 //! and are then processed as the spec would have processed them at that moment.
 //!
-//! A message with another `v`, an unknown `type`, or missing/mistyped fields is answered
+//! A message with a `v` below 4, an unknown `type`, or missing/mistyped fields is answered
 //! with `error` (carrying its `id` when one could be read) and changes nothing.
+//!
+//! **Compatibility contract.** The serving worker may be of another build than a context
+//! (an older or newer deploy, another copy of the package): every build from version 4 on
+//! meets every other through this protocol. Each side reads a message whose `v` is 4 or
+//! above as this version's: a later version may add optional fields (ignored by older
+//! readers) and message types that it sends only to a peer whose `v` says it knows them;
+//! it never changes what a field or type of version 4 means, nor the election's record
+//! (`web-locks-election`, store `leader`, key 0: `{ epoch, url, lifeline }`) or the database
+//! names (`web-locks-client-*`, `web-locks-worker-*`). A build that cannot keep to this
+//! must not claim the origin while a worker of version 4 serves it: it waits until that
+//! worker is gone. Builds before version 4 (never published) take no part in the election.
 
 use crate::prelude::*;
 

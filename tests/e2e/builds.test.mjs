@@ -121,6 +121,21 @@ for (const impl of IMPLS) {
       await until(b, 'null:b');
     });
 
+    // The record names a lock worker by the URL its pages construct it with (its name says
+    // so), not by its `location`: a worker whose script URL redirects is still reached.
+    it('a lock worker whose script URL redirects serves another build\'s tab', async () => {
+      const s = await fresh();
+      const a = await page(s, 'current');
+      await a.evaluate(async () => {
+        const { createLockManager } = await import('/builds/current/index.js');
+        const locks = createLockManager({ workerUrl: '/builds/current/web-locks-worker.js?redirect' });
+        await new Promise((held) => locks.request('x', () => (held(), new Promise(() => {}))));
+      });
+      const b = await page(s, 'other');
+      await hold(b, 'b', 'x', { ifAvailable: true });
+      await until(b, 'null:b');
+    });
+
     it('two copies of the package on one page are two clients of one lock manager; navigator.locks stays the first\'s', async () => {
       const s = await fresh();
       const a = await page(s, 'current');

@@ -279,65 +279,6 @@ describe(`${where}polyfill: edges`, () => {
     await until(b, 'granted:b:save:exclusive');
   });
 
-  // A deploy renames the lock worker and its wasm (hashed assets) while old tabs stay open:
-  // a new tab starts a second lock worker, whose survey finds the old tabs' databases and
-  // the old worker's lifeline, all held open by contexts that will never re-declare to it.
-  // Each ends with its lock worker URL's `#wasm=` fragment: the new worker awaits only its
-  // own (before, it granted nothing for its whole 3 s wait for survivors).
-  it("a lock worker of a new URL (a deploy's) does not wait for the old one's clients", async () => {
-    const [a, b] = await sessions.fresh(2);
-    // The old build's lock worker, whose wasm URL the new one's is the start of (a prefix
-    // match would take its clients for the new worker's own).
-    await a.evaluate(async () => {
-      const { createLockManager } = await import('/dist/index.js');
-      const old = createLockManager({
-        workerUrl: '/dist/web-locks-worker.js?old',
-        wasmUrl: '/dist/web_locks_bg.wasm?deployed=old',
-      });
-      await new Promise((held) => old.request('old', () => new Promise(held)));
-    });
-    // The first grant of a lock worker started with this URL (this page's new lock manager).
-    const firstGrant = (workerUrl, wasmUrl) =>
-      b.evaluate(
-        async ([workerUrl, wasmUrl]) => {
-          const { createLockManager } = await import('/dist/index.js');
-          const locks = createLockManager({ workerUrl, wasmUrl });
-          const t0 = performance.now();
-          await locks.request('new', () => {});
-          return performance.now() - t0;
-        },
-        [workerUrl, wasmUrl],
-      );
-    const waited = await firstGrant('/dist/web-locks-worker.js?deployed', '/dist/web_locks_bg.wasm?deployed');
-    assert.ok(waited < 2000, `first grant after ${waited.toFixed(0)} ms`);
-    console.log(`# first grant from the new URL's lock worker: ${waited.toFixed(0)} ms`);
-    // A lock worker whose fragment is not one its pages give (none; one a redirect's target
-    // or a service worker's response would bring) cannot tell its clients from another's:
-    // it awaits every database, a's too (which never re-declare to it): its whole 3 s.
-    for (const workerUrl of ['/dist/web-locks-worker.js?no-fragment', '/dist/web-locks-worker.js?other#v']) {
-      const blind = await firstGrant(workerUrl, undefined);
-      assert.ok(blind >= 2500, `${workerUrl}: first grant after ${blind.toFixed(0)} ms`);
-    }
-  });
-
-  // What the naming rests on: a SharedWorker whose script URL redirects sees the fragment
-  // its pages gave (Fetch: a redirect keeps the request's fragment), whatever location it
-  // reports; so its clients' databases stay its own, and it awaits them after a restart.
-  // Without a fragment, a lock worker awaits every database (tested above by the wait: a
-  // worker whose URL has none).
-  it('a SharedWorker whose script URL redirects keeps the fragment its pages gave', async () => {
-    const [a] = await sessions.fresh(1);
-    const href = await a.evaluate(
-      () =>
-        new Promise((done) => {
-          const { port } = new SharedWorker('/tests/e2e/location-worker.js?redirect#wasm=x');
-          port.onmessage = (event) => done(event.data);
-        }),
-    );
-    assert.match(href, /\/tests\/e2e\/location-worker\.js(\?redirect)?#wasm=x$/);
-    console.log(`# the redirected worker's location: ${href}`);
-  });
-
   // The site's storage cleared while a tab is open (README "Known limits"): the lock worker
   // lives on without its lifeline, and names it in every welcome. A tab opened afterwards
   // finds it missing: it reconnects once, not in a loop (it did, ~370 times a second), and

@@ -16,12 +16,12 @@
         waiting.set(id, () => {
           const done = Promise.resolve(callback());
           const settle = () => {
-            port.postMessage({ v: 3, type: 'release', id });
+            port.postMessage({ v: 4, type: 'release', id });
             resolve(done);
           };
           done.then(settle, settle);
         });
-        port.postMessage({ v: 3, type: 'request', id, name, mode: 'exclusive', ifAvailable: false, steal: false });
+        port.postMessage({ v: 4, type: 'request', id, name, mode: 'exclusive', ifAvailable: false, steal: false });
       }),
   };
 })();

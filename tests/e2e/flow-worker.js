@@ -11,13 +11,13 @@ onconnect = ({ ports: [port] }) => {
       queues.set(data.name, queue);
       names.set(data.id, data.name);
       queue.push({ port, id: data.id });
-      if (queue.length === 1) port.postMessage({ v: 3, type: 'granted', id: data.id });
+      if (queue.length === 1) port.postMessage({ v: 4, type: 'granted', id: data.id });
     } else if (data.type === 'release') {
       const name = names.get(data.id);
       names.delete(data.id);
       const queue = queues.get(name);
       queue.shift();
-      if (queue.length) queue[0].port.postMessage({ v: 3, type: 'granted', id: queue[0].id });
+      if (queue.length) queue[0].port.postMessage({ v: 4, type: 'granted', id: queue[0].id });
       else queues.delete(name);
     }
   };

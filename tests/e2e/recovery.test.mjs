@@ -511,28 +511,30 @@ describe(`${where}polyfill: recovery`, () => {
     await hold(good, 'g', 'precious');
     await until(good, 'granted:g:precious:exclusive');
     const result = await evil.evaluate(async () => {
-      // The polyfill's worker, reached directly (same URL and name as the polyfill uses).
+      // The polyfill's worker, reached directly (same URL and name as the polyfill uses: the
+      // name carries the URL, js/connection.js).
       const wasm = new URL('/dist/web_locks_bg.wasm', location.href).href;
       const url = new URL('/dist/web-locks-worker.js', location.href);
       url.hash = 'wasm=' + encodeURIComponent(wasm);
-      const port = (window.evilPort = new SharedWorker(url.href, { name: 'web-locks-polyfill' }).port);
+      const name = 'web-locks-polyfill ' + url.href;
+      const port = (window.evilPort = new SharedWorker(url.href, { name }).port);
       const replies = [];
       port.onmessage = (e) => replies.push(e.data);
-      const junk = [null, 1, 'x', [], {}, { v: 3 }, { v: 3, type: 'request' }, { v: 2, type: 'query', id: 1 },
-        { v: 3, type: 'release', id: 'one' }, { v: 3, type: 'hello', clientId: 7 }, { v: 3, type: 'adopt' },
-        { v: 3, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' }];
+      const junk = [null, 1, 'x', [], {}, { v: 4 }, { v: 4, type: 'request' }, { v: 2, type: 'query', id: 1 },
+        { v: 4, type: 'release', id: 'one' }, { v: 4, type: 'hello', clientId: 7 }, { v: 4, type: 'adopt' },
+        { v: 4, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' }];
       for (const message of junk) port.postMessage(message);
-      port.postMessage({ v: 3, type: 'hello', clientId: 'evil' });
-      port.postMessage({ v: 3, type: 'watch' }); // no database: served unwatched
+      port.postMessage({ v: 4, type: 'hello', clientId: 'evil' });
+      port.postMessage({ v: 4, type: 'watch' }); // no database: served unwatched
       // A sparse array of the largest length: refused like any other non-string entry.
-      port.postMessage({ v: 3, type: 'request', id: 4, names: new Array(2 ** 32 - 1), mode: 'exclusive' });
-      port.postMessage({ v: 3, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
+      port.postMessage({ v: 4, type: 'request', id: 4, names: new Array(2 ** 32 - 1), mode: 'exclusive' });
+      port.postMessage({ v: 4, type: 'reclaim', id: 1, name: 'precious', mode: 'exclusive' });
       const huge = 'h'.repeat(1 << 20);
-      port.postMessage({ v: 3, type: 'request', id: 2, name: huge, mode: 'exclusive' });
+      port.postMessage({ v: 4, type: 'request', id: 2, name: huge, mode: 'exclusive' });
       for (let i = 0; i < 20_000; i++) {
-        port.postMessage({ v: 3, type: 'request', id: 100 + i, name: `flood-${i % 50}`, mode: 'exclusive' });
+        port.postMessage({ v: 4, type: 'request', id: 100 + i, name: `flood-${i % 50}`, mode: 'exclusive' });
       }
-      port.postMessage({ v: 3, type: 'query', id: 3 });
+      port.postMessage({ v: 4, type: 'query', id: 3 });
       const t0 = performance.now();
       while (!replies.some((r) => r.type === 'snapshot') && performance.now() - t0 < 20_000) {
         await new Promise((r) => setTimeout(r, 20));
@@ -556,7 +558,7 @@ describe(`${where}polyfill: recovery`, () => {
     // waitForFunction does not await a predicate's promise.)
     const state = await query(good);
     assert.ok(state.held.some((r) => r[0] === 'precious' && r[2] !== 'evil'));
-    await evil.evaluate(() => evilPort.postMessage({ v: 3, type: 'goodbye' }));
+    await evil.evaluate(() => evilPort.postMessage({ v: 4, type: 'goodbye' }));
     await evil.close();
     let left;
     for (let i = 0; i < 100; i++) {
