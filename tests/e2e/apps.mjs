@@ -19,8 +19,10 @@ function instrument() {
   };
 }
 
-// Opens `urls[0]` and `urls[1]` in one browser context; returns the worker URLs they used.
-export async function twoTabsExclude(browser, urls) {
+// Opens `urls[0]` and `urls[1]` in one browser context; returns the worker URL they used
+// (`perPage`: the pages must use different ones, as a dev server that varies them per page
+// does; the origin's one lock manager excludes them all the same: then the list).
+export async function twoTabsExclude(browser, urls, { perPage = false } = {}) {
   const context = await browser.newContext();
   await context.addInitScript(instrument);
   const errors = [];
@@ -62,6 +64,10 @@ export async function twoTabsExclude(browser, urls) {
     ]);
     const workerUrls = [...(await a.evaluate(() => __workerUrls)), ...(await b.evaluate(() => __workerUrls))];
     assert.deepEqual(errors, []);
+    if (perPage) {
+      assert.ok(new Set(workerUrls).size > 1, workerUrls.join('\n'));
+      return workerUrls;
+    }
     assert.equal(new Set(workerUrls).size, 1, workerUrls.join('\n'));
     return workerUrls[0];
   } finally {
