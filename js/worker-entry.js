@@ -40,7 +40,7 @@ import { openElection } from './election.js';
   const wasmUrl = hash ? decodeURIComponent(hash[1]) : new URL('web_locks_bg.wasm', location).href;
   // This worker's identity, its lifeline, and the record the claim writes (new at each try
   // to load: a worker whose wasm failed gives its claim up).
-  let me, lifeline;
+  let me;
   // (A request that fails, e.g. storage blocked, resolves with null rather than rejecting.)
   const idb = (request, then) =>
     new Promise((done) => {
@@ -85,7 +85,7 @@ import { openElection } from './election.js';
     listed('worker')
       .then((names) =>
         names.map((name) => {
-          if (name == lifeline) return;
+          if (name == me.lifeline) return;
           const request = factory.open(name, 2);
           request.onupgradeneeded = () => {
             request.transaction.abort();
@@ -97,11 +97,12 @@ import { openElection } from './election.js';
       .catch(() => {}); // (an unhandled rejection would end the worker: see onerror)
   const load = () => {
     const epoch = Math.random().toString(36).slice(2); // (about 52 random bits)
-    lifeline = 'web-locks-worker-' + epoch;
+    const lifeline = 'web-locks-worker-' + epoch;
     me = { epoch, url, lifeline };
     // (No IndexedDB, or an open that fails, e.g. private browsing in older Firefox: clients
     // are welcomed without a lifeline.)
-    const opened = new Promise((done) => done(idb(factory.open(lifeline, 1), (db) => (wasm_bindgen.lifeline = db) && lifeline))).catch(() => null);
+    // (Its connection, kept for the worker's life once it serves: a collected one is closed.)
+    const opened = new Promise((done) => done(idb(factory.open(lifeline, 1)))).catch(() => null);
     sweep();
     // (Serving starts once the wasm and this claim are ready; the lifeline, often the
     // slowest, only delays the clients' welcome.)
@@ -111,7 +112,7 @@ import { openElection } from './election.js';
         performance.mark('web-locks serving');
         wasm_bindgen.serve(early, epoch, answer);
         early = null;
-        opened.then(wasm_bindgen.lifeline_open);
+        opened.then((db) => wasm_bindgen.lifeline_open(db && (wasm_bindgen.lifeline = db) && lifeline));
       },
       (error) => {
         // (Each client logs it and rejects its requests with it.) The worker stays, and tries
@@ -120,8 +121,8 @@ import { openElection } from './election.js';
         // in Firefox, a construction that met the ending worker left it matched by later
         // ones, which never connected: measured, 2 requests in 12 hung.) Its claim is given
         // up meanwhile: its lifeline ends, and another worker of the origin serves.
-        opened.then(() => {
-          if (wasm_bindgen.lifeline) wasm_bindgen.lifeline.close();
+        opened.then((db) => {
+          if (db) db.close();
           factory.deleteDatabase(lifeline);
         });
         const message = { v: 4, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };

@@ -139,15 +139,18 @@ export async function spawnNested(page, impl) {
 }
 
 // One session at a time for a suite: `fresh(n)` closes the previous one and opens n pages
-// in a new one (a new storage partition, so a new lock manager). `env()` is read lazily.
-export function freshSessions(env, impl) {
+// (at `path`) in a new one (a new storage partition, so a new lock manager). `env()` is read
+// lazily. (For tests of lock workers of their own: `BARE`, pages that start none, so that
+// none serves the origin before the test's own.)
+export const BARE = '/tests/e2e/page.html?impl=bare';
+export function freshSessions(env, impl, path) {
   const state = {
     current: null,
     async fresh(n) {
       if (state.current) await state.current.close();
       state.current = await newSession(env(), impl);
       const pages = [];
-      for (let i = 0; i < n; i++) pages.push(await state.current.page());
+      for (let i = 0; i < n; i++) pages.push(await state.current.page(path));
       return pages;
     },
     close: () => state.current && state.current.close(),

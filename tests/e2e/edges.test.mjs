@@ -5,7 +5,7 @@
 // fresh lock manager, for the polyfill a fresh lock worker).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, IMPLS, freshSessions, hold, launch, needsCdp, newSession, query, until, where } from './browser.mjs';
+import { BARE, BROWSER, IMPLS, freshSessions, hold, launch, needsCdp, newSession, query, until, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -405,7 +405,7 @@ describe(`${where}polyfill: edges`, () => {
 // start, so waiting requests reject (InvalidStateError) rather than wait for good; a held
 // lock's callback runs on and its promise settles.
 describe(`${where}polyfill: a fault inside the lock worker`, () => {
-  const sessions = freshSessions(() => env, 'polyfill');
+  const sessions = freshSessions(() => env, 'polyfill', BARE);
   after(() => sessions.close());
 
   const rebuilt = BROWSER === 'chromium';
@@ -453,7 +453,7 @@ describe(`${where}polyfill: a fault inside the lock worker`, () => {
 // way, or its wasm not compiling while streaming: it still serves, and two lock managers
 // still exclude each other.
 describe(`${where}polyfill: a lock worker without a usable IndexedDB`, () => {
-  const sessions = freshSessions(() => env, 'polyfill');
+  const sessions = freshSessions(() => env, 'polyfill', BARE);
   after(() => sessions.close());
 
   // The lock worker's wasm cannot load (offline): requests reject; the worker stays, and
@@ -513,7 +513,7 @@ describe(`${where}polyfill: a lock worker without a usable IndexedDB`, () => {
 // started, or never answered) while the app's own listener got the polyfill's connection
 // requests every 2 s.
 describe(`${where}polyfill: a dedicated worker whose page cannot reach a lock worker`, () => {
-  const sessions = freshSessions(() => env, 'polyfill');
+  const sessions = freshSessions(() => env, 'polyfill', BARE);
   after(() => sessions.close());
 
   for (const [what, options, noSharedWorker] of [
