@@ -2,9 +2,14 @@
 // database `web-locks-election`, whose store `leader` holds it at key 0 as
 // `{ epoch, url, lifeline }`. Lock workers claim it (js/worker-entry.js); a context whose lock
 // worker did not start reads it to find the serving one (js/connection.js).
-export function openElection() {
+// (A lock worker that creates the database records itself with it, `record`: none can be
+// recorded before.)
+export function openElection(record) {
   const request = indexedDB.open('web-locks-election', 1);
-  request.onupgradeneeded = () => request.result.createObjectStore('leader');
+  request.onupgradeneeded = () => {
+    const store = request.result.createObjectStore('leader');
+    if (record) store.put(record, 0);
+  };
   return request;
 }
 

@@ -55,13 +55,13 @@ import { openElection } from './election.js';
   // no other worker can be found: this one serves (README "Known limits").
   const claim = (over) =>
     Promise.all([record(over), survey()]).then(([leader, names]) => {
-      if (!leader) console.warn('web-locks worker: no IndexedDB to find the origin\'s other lock workers; serving alone');
+      if (!leader) console.warn('web-locks worker: serving alone (no IndexedDB to find the others)');
       leader = leader || me;
       return [leader.epoch, leader.url, leader.lifeline, ...names];
     });
   wasm_bindgen.claim = (over) => claim(over).then(wasm_bindgen.claimed);
   const record = (over) =>
-    new Promise((done) => done(idb(openElection(), (db) => {
+    new Promise((done) => done(idb(openElection(me), (db) => {
       const store = db.transaction('leader', 'readwrite').objectStore('leader');
       return idb(store.get(0), (leader) => {
         if (!leader || leader.epoch === over) store.put((leader = me), 0);
@@ -78,14 +78,14 @@ import { openElection } from './election.js';
   // The survey: the databases of the origin's contexts, of every build (where there is no
   // list, a new leader cannot know its survivors).
   const survey = () => listed('client');
-  // Other lock workers' lifelines are deleted once they end (as a death watch does:
+  // Lock workers' lifelines are deleted once they end (as a death watch does:
   // src/worker/death_watch.rs): a worker that served no one watched by its clients (one that
-  // sent them elsewhere) leaves its own behind.
+  // sent them elsewhere) leaves its own behind. (This worker's own, listed too, is then
+  // deleted once it ends.)
   const sweep = () =>
     listed('worker')
       .then((names) =>
         names.map((name) => {
-          if (name == me.lifeline) return;
           const request = factory.open(name, 2);
           request.onupgradeneeded = () => {
             request.transaction.abort();
@@ -101,12 +101,15 @@ import { openElection } from './election.js';
     me = { epoch, url, lifeline };
     // (No IndexedDB, or an open that fails, e.g. private browsing in older Firefox: clients
     // are welcomed without a lifeline.)
-    // (Its connection, kept for the worker's life once it serves: a collected one is closed.)
+    // (The claim's database is asked for first, the lifeline right after: before the
+    // record can be written, and out of the claim's way. Its connection is kept for the
+    // worker's life once it serves: a collected one is closed.)
+    const claimed = claim(null);
     const opened = new Promise((done) => done(idb(factory.open(lifeline, 1)))).catch(() => null);
     sweep();
     // (Serving starts once the wasm and this claim are ready; the lifeline, often the
     // slowest, only delays the clients' welcome.)
-    Promise.all([wasm_bindgen({ module_or_path: wasmUrl }).then(() => performance.mark('web-locks wasm')), claim(null)]).then(
+    Promise.all([wasm_bindgen({ module_or_path: wasmUrl }).then(() => performance.mark('web-locks wasm')), claimed]).then(
       ([, answer]) => {
         removeEventListener('connect', keep);
         performance.mark('web-locks serving');
