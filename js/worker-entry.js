@@ -106,7 +106,8 @@ import { openElection } from './election.js';
     // worker's life once it serves: a collected one is closed.)
     const claimed = claim(null);
     const opened = new Promise((done) => done(idb(factory.open(lifeline, 1)))).catch(() => null);
-    sweep();
+    // (Once the lifeline is open: out of the cold start's way.)
+    opened.then(sweep);
     // (Serving starts once the wasm and this claim are ready; the lifeline, often the
     // slowest, only delays the clients' welcome.)
     Promise.all([wasm_bindgen({ module_or_path: wasmUrl }).then(() => performance.mark('web-locks wasm')), claimed]).then(
