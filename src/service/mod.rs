@@ -117,8 +117,7 @@ pub struct Service {
     epoch: Text,
     /// The database clients watch to notice this worker's death, once open ("" if none).
     lifeline: Option<Text>,
-    /// Connected ports and the client each speaks for (after its `hello`; `election::STALE`
-    /// for one that connected while this worker followed).
+    /// Connected ports and the client each speaks for (after its `hello`).
     ports: Table<PortId, Option<ClientId>>,
     clients: Table<ClientId, Client>,
     by_client_id: Table<Text, ClientId>,

@@ -1,10 +1,12 @@
 //! Serving only when the state is known, without changing what any request means.
 //!
 //! A SharedWorker can die with the tab that started it, taking every lock with it. The
-//! surviving contexts notice (their watch on the worker's lifeline database fires), start a
-//! new worker, and re-declare: `hello`, one `reclaim` per lock they hold, their pending
-//! requests again in their original order, and finally `watch`. A new worker therefore
-//! starts by listing the contexts' databases that exist (the survey); every one whose
+//! surviving contexts notice (their watch on the worker's lifeline database fires), reach a
+//! new serving worker (one that starts, or another build's that takes over: election.rs),
+//! and re-declare: `hello`, one `reclaim` per lock they hold, their pending requests again
+//! in their original order, and finally `watch`. A new serving worker therefore starts by
+//! listing the contexts' databases that exist, of every build (the survey, with its
+//! claim); every one whose
 //! context has not re-declared yet is watched and awaited, for at most
 //! [`RECOVERY_LIMIT_MS`], and until then nothing is served: reclaims are taken as they come
 //! (they rebuild the state), while requests, releases, aborts and queries wait in arrival
