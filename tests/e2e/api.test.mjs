@@ -333,7 +333,8 @@ for (const impl of IMPLS) {
         navigator.locks.request('realm', () => new Promise((r) => (release = r)));
         const c = new Other();
         const p = settle(navigator.locks.request('realm', { signal: c.signal }, () => 'granted'));
-        await new Promise((r) => setTimeout(r, 10));
+        // (Until the lock is held, however long a loaded machine takes: c's request waits.)
+        while (!release) await new Promise((r) => setTimeout(r, 10));
         c.abort();
         release();
         out.push(await p);
