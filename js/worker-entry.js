@@ -9,8 +9,8 @@
 // through the module's export `claimed`. The first claim starts here, with the wasm's fetch
 // and compile rather than after them (cold start), and so does the worker's lifeline
 // `web-locks-worker-<epoch>` (held open for the worker's life: its clients and the other
-// lock workers watch it to notice its death), before the claim: whoever reads the record
-// and then watches the lifeline finds it open.
+// lock workers watch it to notice its death), asked for before the claim's record can be
+// written: whoever reads the record and then watches the lifeline finds it open.
 import { openElection } from './election.js';
 
 (() => {

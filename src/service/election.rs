@@ -11,7 +11,8 @@
 //! origin): a new worker's first claim (the driver's) records it unless another is
 //! recorded, [`Output::Claim`] over the one named, found dead; [`Service::handle_claimed`]
 //! gets the leader recorded after it, and the survey of the origin's databases a new
-//! leader needs. A worker opens its lifeline database before it claims, so a worker that reads
+//! leader needs. A worker asks for its lifeline database before its record can be written
+//! (in the same task as the claim's first request), so a worker that reads
 //! the record and then watches the recorded leader's lifeline (queued behind that open)
 //! finds it alive for as long as it lives. A follower watches it; when it ends, every
 //! follower claims over it, and exactly one wins. A new leader surveys the origin's
