@@ -2,7 +2,7 @@
 // src/protocol.rs. Messages posted before the worker has loaded wait in the port, so the
 // first synchronous request() of a page is never lost.
 //
-// Lifecycle (README "Contexts and lifecycle"): the context keeps an IndexedDB database open for as long as
+// Lifecycle (docs/lifecycle.md "Contexts and lifecycle"): the context keeps an IndexedDB database open for as long as
 // it lives, so the worker notices its end even without pagehide; it watches the worker's
 // own database the same way, and when the worker dies it starts a new one and re-declares
 // what it holds and waits for.
@@ -155,9 +155,23 @@ export class Connection {
         if (!dedicated) throw error;
       }
       if (url) {
+        // Where it cannot start, the error says what to do (README "Bundlers, dev servers and
+        // hosts"): a worker must be of the page's origin (browsers refuse another: a CDN's),
+        // and Vite's dev server moves the package's modules where the worker is not (its
+        // plugin keeps them).
+        const cross = new URL(url, location).origin != location.origin;
+        const failed =
+          'the lock worker failed to start (' +
+          url +
+          (cross
+            ? '): serve web-locks-worker.js from this origin (workerUrl)'
+            : /\.vite\//.test(url)
+              ? '): Vite needs the plugin navigator-locks-polyfill/vite'
+              : ')');
+        if (cross) throw domException('SecurityError', failed);
         // (The worker learns from its name the URL every context reaches it by.)
         const worker = new SharedWorker(url, { name: WORKER_NAME + ' ' + url });
-        worker.onerror = () => this.fail('the lock worker failed to start (' + url + ')', worker.port);
+        worker.onerror = () => this.fail(failed, worker.port);
         return worker.port;
       }
     }
@@ -247,7 +261,7 @@ export class Connection {
   }
 
   // Our database failed to open, or the site's storage was cleared and our database closed
-  // under us (README "Known limits"), so the worker can no longer see its end (measured):
+  // under us (docs/lifecycle.md "Known limits"), so the worker can no longer see its end (measured):
   // the worker is told to watch it no more (`watch` without `db`; none sent yet while it was
   // opening), and our pagehide says goodbye instead.
   unwatch() {
@@ -262,7 +276,7 @@ export class Connection {
   watchWorker(db) {
     // (No lifeline; one found missing: see below.)
     if (!db || typeof indexedDB === 'undefined') return;
-    // The site's storage was cleared under this worker (README "Known limits"): it may no
+    // The site's storage was cleared under this worker (docs/lifecycle.md "Known limits"): it may no
     // longer see our database's end (Chromium's does not; Firefox's does: measured). Ours
     // stays watched, and our pagehide says goodbye too: whichever the browser delivers
     // releases our locks (Firefox loses a closing tab's goodbye now and then).
@@ -273,7 +287,7 @@ export class Connection {
       request.transaction.abort();
       indexedDB.deleteDatabase(db);
       // Version 0: it does not exist. Its worker died and another context deleted it, or the
-      // site's storage was cleared under a worker that lives on (README "Known limits") and
+      // site's storage was cleared under a worker that lives on (docs/lifecycle.md "Known limits") and
       // names it again: not watched again, rather than reconnecting to that worker in a loop
       // (its welcome then has us say goodbye at pagehide: unwatch).
       if (!event.oldVersion) missing = db;
@@ -320,7 +334,7 @@ export class Connection {
 
   // §2.6 at `pagehide`. Entering the back/forward cache (`persisted`; called at the `freeze`
   // that follows, where there is one: install.js) the page says goodbye: the worker releases
-  // its locks and drops its requests; what it held or waited for is lost (README "Contexts
+  // its locks and drops its requests; what it held or waited for is lost (docs/lifecycle.md "Contexts
   // and lifecycle"). Otherwise its end is the browser closing its database, which the
   // worker watches: a closed tab still runs its timers and IndexedDB callbacks after
   // `pagehide` and `unload` (measured in Chromium), so a goodbye now would let its critical

@@ -9,7 +9,7 @@
 // - A service worker asks one of its origin's windows (`clients.matchAll`, controlled or
 //   not); the window's polyfill answers from `navigator.serviceWorker`'s message event.
 //   With no window open, the offer waits (looked for again every POLL_MS) until one is: the
-//   context's requests wait meanwhile (README "Contexts and lifecycle").
+//   context's requests wait meanwhile (docs/lifecycle.md "Contexts and lifecycle").
 //
 // Each new offer replaces an undelivered older one, and goes to the courier asked least
 // recently: the connection offers again when its port went unanswered (the welcome

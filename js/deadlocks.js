@@ -9,7 +9,7 @@
 // (a client is a whole context, whose other tasks may release a lock independently): a
 // cycle is a possible deadlock, and one found again in a later snapshot a likely one.
 //
-// Scopes (requestAll, README "Extensions"): a scope waits on every one of its names, as one
+// Scopes (requestAll, docs/extensions.md): a scope waits on every one of its names, as one
 // request in each name's queue — the draft's grantable rule is exactly that per-name test for
 // each of its names — so it enters the graph as one entry per name, as query() lists it.
 // A request queued behind an earlier scope on a name waits for that scope's client. A scope

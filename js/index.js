@@ -8,5 +8,5 @@ export const { install, createLockManager, LockManager, Lock } = makeApi({
   service: () => import('./web-locks-service.js'),
 });
 
-// For the extension's entry, 'web-locks-polyfill/scopes' (js/scopes.js): not public API.
+// For the extension's entry, 'navigator-locks-polyfill/scopes' (js/scopes.js): not public API.
 export { __internals } from './internals.js';

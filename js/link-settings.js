@@ -5,6 +5,8 @@
 // The protocol's version (src/protocol.rs), the first of its compatibility contract (a
 // message of that version or later is read as this one's), and the lock worker's
 // SharedWorker name, which the worker's URL follows (js/worker-entry.js reads it there).
+// The name is part of the protocol (docs/protocol.md): a SharedWorker is found by URL and
+// name, so every build keeps it as protocol 4 set it, the package's old name.
 export const VERSION = 4;
 export const OLDEST = 4;
 export const WORKER_NAME = 'web-locks-polyfill';

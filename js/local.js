@@ -3,7 +3,7 @@
 // (dist/web-locks-service.js, loaded on first use), on one end of a MessageChannel; every
 // local lock manager of the realm is a client of it on a channel of its own, adopted
 // through that hub, and speaks protocol v3 exactly as with the lock worker. It coordinates
-// the local lock managers of this realm only (README "In-process lock manager").
+// the local lock managers of this realm only (docs/architecture.md "In-process lock manager").
 
 import { Connection } from './connection.js';
 import { domException } from './errors.js';

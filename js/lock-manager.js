@@ -166,7 +166,7 @@ export function checkRequest(connection, names, { mode, ifAvailable, steal, sign
   if (signal && (steal || ifAvailable)) {
     throw domException('NotSupportedError', "The 'signal' option cannot be used with 'steal' or 'ifAvailable'.");
   }
-  // The extension's (README "Extensions"): a timeout only for a request that may wait.
+  // The extension's (docs/extensions.md): a timeout only for a request that may wait.
   if (timeout !== undefined && (steal || ifAvailable)) {
     throw domException('NotSupportedError', "'timeout' with 'steal' or 'ifAvailable'.");
   }

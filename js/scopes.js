@@ -1,9 +1,9 @@
-// The package's extension beyond the standard API (README "Extensions (non-standard)"), from
+// The package's extension beyond the standard API (docs/extensions.md), from
 // the spec's early drafts: a scope — several names granted together — and a timeout. On a
 // lock manager of this package a scope is one request to the lock worker, granted atomically;
 // on any other (the browser's own) its names are taken one by one in sorted order.
 
-// (The entry 'web-locks-polyfill/scopes': the internals it shares with the main entry come
+// (The entry 'navigator-locks-polyfill/scopes': the internals it shares with the main entry come
 // from there, see js/internals.js.)
 import { __internals as internals } from './internals.js';
 
@@ -107,7 +107,7 @@ function deadline(options) {
 
 // A lock manager not of this package: each name in sorted order, requested in the callback of
 // the previous one, so that all are held until the innermost callback settles. Deadlock-free
-// among requestAll callers (one order), not atomic (README "On another lock manager").
+// among requestAll callers (one order), not atomic (docs/extensions.md "On another lock manager").
 function nest(manager, names, { mode, ifAvailable, steal, signal }, lock, run) {
   const none = {};
   const take = (i) =>

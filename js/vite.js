@@ -1,4 +1,4 @@
-// The Vite plugin (`web-locks-polyfill/vite`): `plugins: [webLocks()]`. Vite's dev server
+// The Vite plugin (`navigator-locks-polyfill/vite`): `plugins: [webLocks()]`. Vite's dev server
 // pre-bundles dependencies into node_modules/.vite/deps/, where the polyfill's
 // `new URL('./web-locks-worker.js', import.meta.url)` would point to a file that is not
 // there. Kept out of the optimizer, the package is served from its own directory, so the
@@ -14,7 +14,7 @@ const OWN = /[\\/](web-locks-worker\.js|web_locks_bg\.wasm)$/;
 
 export default function webLocks() {
   return {
-    name: 'web-locks-polyfill',
+    name: 'navigator-locks-polyfill',
     config(user) {
       const limit = user.build && user.build.assetsInlineLimit;
       const inline = (file, content) => {
@@ -23,7 +23,7 @@ export default function webLocks() {
         return limit === undefined ? undefined : content.length < Number(limit); // (undefined: Vite's default)
       };
       return {
-        optimizeDeps: { exclude: ENTRIES.map((entry) => 'web-locks-polyfill' + entry) },
+        optimizeDeps: { exclude: ENTRIES.map((entry) => 'navigator-locks-polyfill' + entry) },
         build: { assetsInlineLimit: inline },
       };
     },

@@ -11,7 +11,7 @@
 // `web-locks-worker-<epoch>` (held open for the worker's life: its clients and the other
 // lock workers watch it to notice its death), asked for before the claim's record can be
 // written: whoever reads the record and then watches the lifeline finds it open.
-import { openElection } from './election.js';
+import { ELECTION } from './election.js';
 
 (() => {
   // User Timing marks of the worker's start (the benchmark's cold-start breakdown reads them
@@ -21,7 +21,7 @@ import { openElection } from './election.js';
   // A fault inside the wasm (a trap, or an exception thrown through it) leaves the driver
   // borrowed for good, so every later message would fault too: the worker ends itself
   // instead, and its clients, noticing through its lifeline, rebuild the state in a new one.
-  // (Not in Firefox: see README "Known limits".)
+  // (Not in Firefox: see docs/lifecycle.md "Known limits".)
   onerror = onunhandledrejection = close;
   let early = [];
   // (After a failed load, the next port to connect has the wasm loaded again: `retry`.)
@@ -52,23 +52,34 @@ import { openElection } from './election.js';
     });
   // The origin's record after recording `me` unless another worker is recorded (`over`
   // null) or over the one with epoch `over` (found dead). Where IndexedDB cannot be used,
-  // no other worker can be found: this one serves (README "Known limits").
+  // no other worker can be found: this one serves (docs/lifecycle.md "Known limits").
   const claim = (over) =>
     Promise.all([record(over), survey()]).then(([leader, names]) => {
-      if (!leader) console.warn('web-locks worker: serving alone (no IndexedDB to find the others)');
+      if (!leader) console.warn('web-locks worker: no IndexedDB, serving alone');
       leader = leader || me;
       return [leader.epoch, leader.url, leader.lifeline, ...names];
     });
   wasm_bindgen.claim = (over) => claim(over).then(wasm_bindgen.claimed);
+  // (A worker that creates the record's database records itself as it does: none can be
+  // recorded before, and it serves without another transaction: a fresh origin's cold
+  // start.)
   const record = (over) =>
-    new Promise((done) => done(idb(openElection(me), (db) => {
-      const store = db.transaction('leader', 'readwrite').objectStore('leader');
-      return idb(store.get(0), (leader) => {
-        if (!leader || leader.epoch === over) store.put((leader = me), 0);
-        db.close();
-        return leader;
-      });
-    }))).catch(() => null);
+    new Promise((done) => {
+      const request = factory.open(ELECTION, 1);
+      let created;
+      request.onupgradeneeded = () => (created = request.result.createObjectStore('leader').put(me, 0));
+      done(
+        idb(request, (db) => {
+          if (created) return db.close(), me;
+          const store = db.transaction('leader', 'readwrite').objectStore('leader');
+          return idb(store.get(0), (leader) => {
+            if (!leader || leader.epoch === over) store.put((leader = me), 0);
+            db.close();
+            return leader;
+          });
+        }),
+      );
+    }).catch(() => null);
   // The origin's databases of this kind (`client`, `worker`). Empty where `databases()` is
   // missing (Firefox before 126) or fails.
   const listed = (kind) =>
@@ -129,7 +140,10 @@ import { openElection } from './election.js';
           if (db) db.close();
           factory.deleteDatabase(lifeline);
         });
-        const message = { v: 4, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error };
+        // (A Content-Security-Policy without 'wasm-unsafe-eval' refuses the compile: the
+        // worker script's own response carries the policy that applies.)
+        const csp = /CSP|Content Sec/.test(error) ? " (its CSP needs 'wasm-unsafe-eval')" : '';
+        const message = { v: 4, type: 'fatal', message: 'web-locks worker could not load its wasm (' + wasmUrl + '): ' + error + csp };
         // (And to the ports a context handed on in its `adopt`s, its workers', and so on down:
         // a shared worker's dedicated workers' come through its port.)
         const tell = (port) => {

@@ -39,6 +39,12 @@ async function flowSession(env) {
   };
 }
 
+// The baseline build (BASELINE, below) for the rows measured in tabs of a session.
+async function baselineSession(env) {
+  const session = await newSession(env, 'polyfill');
+  return { ...session, page: () => session.page(withBaseline('/tests/e2e/page.html')) };
+}
+
 // Request → callback → release, one after another in one tab: per op.
 async function uncontended(session) {
   const page = await session.page();
@@ -95,6 +101,43 @@ async function query10k(session) {
     });
 }
 
+// Churn: 10,000 locks held, then 5 rounds of releasing a random half of them and taking as
+// many new names: per lock taken or released (the lock worker's memory freed and reused
+// out of order, as a long-lived service's is).
+async function churn(session) {
+  const page = await session.page();
+  return () =>
+    page.evaluate(async () => {
+      let next = 0;
+      let seed = 1;
+      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      // (Each held lock: its release function and the promise its request settles with.)
+      const hold = () =>
+        new Promise((granted) => {
+          const held = {};
+          held.done = navigator.locks.request(`churn-${next++}`, () => new Promise((r) => ((held.release = r), granted(held))));
+        });
+      const t0 = performance.now();
+      let held = await Promise.all(Array.from({ length: 10_000 }, hold));
+      let ops = held.length;
+      for (let round = 0; round < 5; round++) {
+        for (let i = held.length - 1; i > 0; i--) {
+          const j = Math.floor(random() * (i + 1));
+          [held[i], held[j]] = [held[j], held[i]];
+        }
+        const gone = held.splice(0, held.length / 2);
+        for (const lock of gone) lock.release();
+        await Promise.all(gone.map((lock) => lock.done));
+        held = held.concat(await Promise.all(gone.map(hold)));
+        ops += 2 * gone.length;
+      }
+      for (const lock of held) lock.release();
+      await Promise.all(held.map((lock) => lock.done));
+      ops += held.length;
+      return ((performance.now() - t0) / ops) * 1000;
+    });
+}
+
 // The cold starts run in a Chromium with no debugger attached to its workers (see
 // tests/e2e/pipe.mjs: Playwright's attaching holds a new SharedWorker back).
 //
@@ -129,18 +172,31 @@ const WORKER_STEPS = `(() => {
 // polyfill into its one script (as Vite or webpack builds do). For the polyfill, also when
 // each step happened in its median round (`coldSteps[path]`). With `FLOOR` among `impls`,
 // also rounds of tests/e2e/cold-floor.html in a native context: page load → a bare
-// SharedWorker's first reply (as `grant`) and → a one-line module imported (`coldFloor`).
+// SharedWorker's first reply (as `grant`) and → a one-line module imported (`coldFloor`),
+// and a bare SharedWorker's script start → an IndexedDB database created, as a lock
+// worker's first claim creates one on a fresh origin (`createdFloor`).
 const coldSteps = {};
 const FLOOR = 'floor';
-const FLOOR_READ = 'window.T && window.echoed !== undefined ? { grant: echoed, imported } : undefined';
+// `BASELINE=<folder> npm run bench`: every row also measures another build of the polyfill,
+// its dist/ files in that folder of the repository (scripts/baseline.sh builds a commit's
+// there), as a third contender in the same alternation, and prints this build against it.
+const BASELINE = process.env.BASELINE;
+const BASE = 'baseline';
+const POLYFILLS = BASELINE ? ['polyfill', BASE] : ['polyfill'];
+const CONTENDERS = [...IMPLS, ...POLYFILLS.slice(1)];
+const withBaseline = (path) => `${path}${path.includes('?') ? '&' : '?'}dist=/${BASELINE}&app=${BASE}`;
+const FLOOR_READ = 'window.T && window.echoed !== undefined && window.created !== undefined ? { grant: echoed, imported, created } : undefined';
 const coldFloor = [];
-async function coldStart(pipe, path, impls = IMPLS, key = path) {
+const createdFloor = [];
+async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
   return stepRounds(
     key,
     (impl) => async () => {
+      if (impl === BASE) return fresh(pipe, 'polyfill', withBaseline(path), COLD_GRANT, WORKER_STEPS);
       if (impl !== FLOOR) return fresh(pipe, impl, path, COLD_GRANT, impl === 'polyfill' && WORKER_STEPS);
       const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
       coldFloor.push(round.imported);
+      createdFloor.push(round.created);
       return round;
     },
     impls,
@@ -152,37 +208,42 @@ async function coldStart(pipe, path, impls = IMPLS, key = path) {
 // go to `coldSteps[key]`.
 async function newTab(pipe, path, key) {
   const contexts = {};
-  for (const impl of IMPLS) {
-    contexts[impl] = await pipe.newContext(impl);
+  const at = (impl) => (impl === BASE ? withBaseline(path) : path);
+  for (const impl of CONTENDERS) {
+    contexts[impl] = await pipe.newContext(impl === BASE ? 'polyfill' : impl);
     // The app's first tab, which started the worker.
-    await (await contexts[impl].open('/tests/e2e/page.html')).read('window.T && T.ready || undefined');
+    await (await contexts[impl].open(at(impl))).read(COLD_GRANT);
   }
   const medians = await stepRounds(key, (impl) => async () => {
-    const tab = await contexts[impl].open(path);
+    const tab = await contexts[impl].open(at(impl));
     const round = await tab.read(COLD_GRANT);
     await tab.close();
     return round;
-  });
-  for (const impl of IMPLS) await contexts[impl].close();
+  }, CONTENDERS);
+  for (const impl of CONTENDERS) await contexts[impl].close();
   return medians;
 }
 
 // 11 interleaved rounds of `round(impl)()` ({ grant, steps }) for each of `impls`: the
-// medians of `grant`, and the steps of the polyfill's median round as `coldSteps[key]`.
+// medians of `grant`, and the steps of each polyfill build's median round as
+// `coldSteps[key][impl]`.
 async function stepRounds(key, round, impls = IMPLS) {
-  const polyfillRounds = [];
+  const rounds = Object.fromEntries(POLYFILLS.map((impl) => [impl, []]));
   const medians = await interleaved(11, async (impl) => async () => {
     const result = await round(impl)();
-    if (impl === 'polyfill') polyfillRounds.push(result);
+    rounds[impl]?.push(result);
     return result.grant;
   }, impls);
-  const middle = polyfillRounds.find((result) => result.grant === medians.polyfill);
-  // (The worker's steps, in the page's time: none for a new tab, whose worker was running.)
-  const worker = Object.fromEntries(Object.entries(middle.worker || {}).map(([step, at]) => [step, at - middle.origin]));
-  coldSteps[key] = { ...middle.steps, ...worker, grant: middle.grant };
-  // (Serving starts once the wasm is ready and the worker's first claim of the origin has
-  // been answered, both begun as its script starts: the difference is what the claim adds.)
-  if (worker.served !== undefined) coldSteps[key].claimWait = worker.served - worker.wasm;
+  coldSteps[key] = {};
+  for (const impl of POLYFILLS.filter((impl) => impls.includes(impl))) {
+    const middle = rounds[impl].find((result) => result.grant === medians[impl]);
+    // (The worker's steps, in the page's time: none for a new tab, whose worker was running.)
+    const worker = Object.fromEntries(Object.entries(middle.worker || {}).map(([step, at]) => [step, at - middle.origin]));
+    const steps = (coldSteps[key][impl] = { ...middle.steps, ...worker, grant: middle.grant });
+    // (Serving starts once the wasm is ready and the worker's first claim of the origin has
+    // been answered, both begun as its script starts: the difference is what the claim adds.)
+    if (worker.served !== undefined) steps.claimWait = worker.served - worker.wasm;
+  }
   return medians;
 }
 
@@ -190,8 +251,11 @@ async function stepRounds(key, round, impls = IMPLS) {
 async function bundleColdApps() {
   await mkdir('test-output/bench', { recursive: true });
   const request = "navigator.locks.request('cold', () => { window.coldGrant = performance.now(); }); window.T = { ready: true };";
-  const install = "import { install } from './dist/index.js'; install({ workerUrl: '/dist/web-locks-worker.js', wasmUrl: '/dist/web_locks_bg.wasm' });";
-  for (const [impl, contents] of [['native', request], ['polyfill', `${install}\n${request}`]]) {
+  const install = (dist) =>
+    `import { install } from './${dist}/index.js'; install({ workerUrl: '/${dist}/web-locks-worker.js', wasmUrl: '/${dist}/web_locks_bg.wasm' });`;
+  const apps = [['native', request], ['polyfill', `${install('dist')}\n${request}`]];
+  if (BASELINE) apps.push([BASE, `${install(BASELINE)}\n${request}`]);
+  for (const [impl, contents] of apps) {
     await build({
       stdin: { contents, resolveDir: '.', loader: 'js' },
       bundle: true,
@@ -297,37 +361,46 @@ const DYNAMIC = '/tests/e2e/cold.html?load=dynamic';
 const CLASSIC = '/tests/e2e/cold.html?load=classic';
 const BUNDLED = '/tests/e2e/cold-bundled.html';
 const NEW_TAB = `${STATIC} (new tab)`; // (its steps' key)
+// (`npm run bench -- --cold`: the cold starts only.)
+const coldOnly = process.argv.includes('--cold');
 await bundleColdApps();
-const env = await launch();
 const rows = {};
-const sessions = {};
-for (const impl of IMPLS) sessions[impl] = await newSession(env, impl);
-sessions[FLOW] = await flowSession(env);
-const warm = (measure) => (impl) => measure(sessions[impl]);
+let floor = {};
 const flow = {};
-for (const [key, measure, rounds] of [
-  [UNCONTENDED, uncontended, 7],
-  [HANDOFF, handoff, 5],
-]) {
-  ({ [FLOW]: flow[key], ...rows[key] } = await interleaved(rounds, warm(measure), [...IMPLS, FLOW]));
+if (!coldOnly) {
+  const env = await launch();
+  const sessions = {};
+  for (const impl of IMPLS) sessions[impl] = await newSession(env, impl);
+  sessions[FLOW] = await flowSession(env);
+  if (BASELINE) sessions[BASE] = await baselineSession(env);
+  const warm = (measure) => (impl) => measure(sessions[impl]);
+  for (const [key, measure, rounds] of [
+    [UNCONTENDED, uncontended, 7],
+    [HANDOFF, handoff, 5],
+  ]) {
+    ({ [FLOW]: flow[key], ...rows[key] } = await interleaved(rounds, warm(measure), [...CONTENDERS, FLOW]));
+  }
+  rows['query() with 10,000 held (ms)'] = await interleaved(7, warm(query10k), CONTENDERS);
+  rows['10,000 held, halves released and retaken (µs/op)'] = await interleaved(3, warm(churn), CONTENDERS);
+  for (const session of Object.values(sessions)) await session.close();
+  // Each impl's 20 tabs stay open, their windows alternating (never two at once: that would
+  // crowd the machine), 3 rounds each.
+  const crowded = {};
+  for (const impl of IMPLS) crowded[impl] = await newSession(env, impl);
+  if (BASELINE) crowded[BASE] = await baselineSession(env);
+  const crowd = await interleaved(3, (impl) => contention(crowded[impl]), CONTENDERS);
+  for (const session of Object.values(crowded)) await session.close();
+  const each = (f) => Object.fromEntries(CONTENDERS.map((impl) => [impl, f(crowd[impl])]));
+  rows['20 tabs on one lock (grants/s, higher is better)'] = each((c) => c.rate);
+  rows['20 tabs on one lock: longest wait (ms)'] = each((c) => c.maxWait);
+  rows['20 tabs on one lock: 99th percentile wait (ms)'] = each((c) => c.p99);
+  floor = await floors(env);
+  await env.close();
 }
-rows['query() with 10,000 held (ms)'] = await interleaved(7, warm(query10k));
-for (const session of Object.values(sessions)) await session.close();
-// Both impls' 20 tabs stay open, their windows alternating (never both at once: that would
-// crowd the machine), 3 rounds each.
-const crowded = {};
-for (const impl of IMPLS) crowded[impl] = await newSession(env, impl);
-const crowd = await interleaved(3, (impl) => contention(crowded[impl]));
-for (const session of Object.values(crowded)) await session.close();
-const each = (f) => Object.fromEntries(IMPLS.map((impl) => [impl, f(crowd[impl])]));
-rows['20 tabs on one lock (grants/s, higher is better)'] = each((c) => c.rate);
-rows['20 tabs on one lock: longest wait (ms)'] = each((c) => c.maxWait);
-rows['20 tabs on one lock: 99th percentile wait (ms)'] = each((c) => c.p99);
-const floor = await floors(env);
-await env.close();
 const pipe = await launchPipe();
-({ [FLOOR]: floor.echoed, ...rows[COLD] } = await coldStart(pipe, STATIC, [...IMPLS, FLOOR]));
+({ [FLOOR]: floor.echoed, ...rows[COLD] } = await coldStart(pipe, STATIC, [...CONTENDERS, FLOOR]));
 floor.imported = median(coldFloor);
+floor.created = median(createdFloor);
 rows['cold start, imported at run time (ms)'] = await coldStart(pipe, DYNAMIC);
 rows['cold start, classic script (global.js) (ms)'] = await coldStart(pipe, CLASSIC);
 rows['cold start, bundled: page load → first grant (ms)'] = await coldStart(pipe, BUNDLED);
@@ -343,10 +416,14 @@ const eagerCold = await coldStart(eager, STATIC, IMPLS, EAGER);
 await eager.close();
 
 const pad = (s, n) => String(s).padEnd(n);
-console.log(`\n${pad('measure', 52)}${pad('native', 12)}${pad('polyfill', 12)}polyfill/native`);
-for (const [key, { native: n, polyfill: p }] of Object.entries(rows)) {
-  console.log(`${pad(key, 52)}${pad(n.toFixed(3), 12)}${pad(p.toFixed(3), 12)}${(p / n).toFixed(2)}×`);
+const header = BASELINE ? `${pad(BASE, 12)}${pad('polyfill/native', 17)}polyfill/${BASE}` : 'polyfill/native';
+console.log(`\n${pad('measure', 52)}${pad('native', 12)}${pad('polyfill', 12)}${header}`);
+for (const [key, { native: n, polyfill: p, [BASE]: b }] of Object.entries(rows)) {
+  const ratio = `${(p / n).toFixed(2)}×`;
+  const versus = BASELINE ? `${pad(b === undefined ? '—' : b.toFixed(3), 12)}${pad(ratio, 17)}${b === undefined ? '—' : `${(p / b).toFixed(2)}×`}` : ratio;
+  console.log(`${pad(key, 52)}${pad(n.toFixed(3), 12)}${pad(p.toFixed(3), 12)}${versus}`);
 }
+if (BASELINE) console.log(`(${BASE}: the build in ${BASELINE})`);
 for (const [path, what] of [
   [STATIC, 'static page'],
   [DYNAMIC, 'imported at run time'],
@@ -354,7 +431,9 @@ for (const [path, what] of [
   [NEW_TAB, 'static page, new tab of a running app'],
   [EAGER, 'static page, wasm compiled eagerly (a flag)'],
 ]) {
-  console.log(`\ncold start (${what}), polyfill: when each step happened in the median round (ms from navigation start)`);
+  const builds = Object.keys(coldSteps[path]);
+  console.log(`\ncold start (${what}): when each step happened in the median round (ms from navigation start)`);
+  console.log(`  ${pad('', 46)}${builds.map((impl) => pad(impl, 10)).join('')}`);
   for (const [key, step] of [
     ['start', 'the page\'s first script runs'],
     ['construct', 'polyfill imported, lock worker constructed'],
@@ -367,10 +446,15 @@ for (const [path, what] of [
     ['welcome', 'welcome (worker\'s lifeline open)'],
     ['grant', 'first grant'],
   ]) {
-    const at = coldSteps[path][key];
-    console.log(`  ${pad(step, 44)}${at === undefined ? '—' : at.toFixed(1)}`);
+    const cells = builds.map((impl) => coldSteps[path][impl][key]).map((at) => pad(at === undefined ? '—' : at.toFixed(1), 10));
+    console.log(`  ${pad(step, 46)}${cells.join('')}`);
   }
-  if (coldSteps[path].served === undefined) console.log('  (— : the worker was serving before this page was opened)');
+  const { script, wasm, served } = coldSteps[path].polyfill;
+  if (served === undefined) console.log('  (— : the worker was serving before this page was opened)');
+  // (The claim's floor: creating a database on a fresh origin takes this long from a bare
+  // worker's script start, here, with no lock logic: a first claim answered within it
+  // waited for no more than the platform.)
+  else console.log(`  (polyfill: worker script start → wasm instantiated ${(wasm - script).toFixed(1)} ms; the floor's database created ${floor.created.toFixed(1)} ms after its script start)`);
 }
 
 const native = Object.fromEntries(Object.entries(rows).map(([key, row]) => [key, row.native]));
@@ -384,7 +468,7 @@ for (const [what, ms, versus, where] of [
   ['page load → a one-line module imported (ms)', floor.imported, native[COLD]],
   ['static page, wasm compiled eagerly (a flag) (ms)', eagerCold.polyfill, eagerCold.native, 'in that browser'],
 ]) {
-  console.log(`  ${pad(what, 50)}${pad(ms.toFixed(3), 12)}${(ms / versus).toFixed(2)}× native's ${where || 'row above'}`);
+  if (ms !== undefined) console.log(`  ${pad(what, 50)}${pad(ms.toFixed(3), 12)}${(ms / versus).toFixed(2)}× native's ${where || 'row above'}`);
 }
 
 console.log(`\n${pad('dist file', 28)}${pad('bytes', 10)}gzip (zlib, level 9)`);

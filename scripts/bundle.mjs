@@ -145,7 +145,7 @@ const viaIndex = {
 for (const [entry, out] of [['auto', 'auto'], ['local-entry', 'local'], ['scopes', 'scopes']]) {
   await build({ ...common, entryPoints: [`js/${entry}.js`], format: 'esm', outfile: `dist/${out}.js`, plugins: [viaIndex] });
 }
-// The deadlock detector ('web-locks-polyfill/deadlocks') stands alone.
+// The deadlock detector ('navigator-locks-polyfill/deadlocks') stands alone.
 await build({ ...common, entryPoints: ['js/deadlocks.js'], format: 'esm', outfile: 'dist/deadlocks.js' });
 await build({ ...common, entryPoints: ['js/global.js'], format: 'iife', outfile: 'dist/web-locks.global.js' });
 // The classic extras script: the extension's internals are web-locks.global.js's.
@@ -156,5 +156,14 @@ const viaGlobal = {
   },
 };
 await build({ ...common, entryPoints: ['js/global-extras.js'], format: 'iife', outfile: 'dist/web-locks-extras.global.js', plugins: [viaGlobal] });
-// The Vite plugin runs in Node (Vite's config): plain ESM, no browser targets.
-await build({ ...common, entryPoints: ['js/vite.js'], format: 'esm', outfile: 'dist/vite.js', target: 'node18', minify: false });
+// The bundler plugins run in Node (the bundler's config): plain ESM, no browser targets. The
+// esbuild and Rollup ones read the worker and the .wasm next to them in dist/.
+await build({
+  ...common,
+  entryPoints: ['js/vite.js', 'js/esbuild.js', 'js/rollup.js'],
+  format: 'esm',
+  platform: 'node',
+  outdir: 'dist',
+  target: 'node18',
+  minify: false,
+});

@@ -19,8 +19,9 @@ const TYPES = {
 };
 
 // `store: true` lets the browser keep responses (no `cache-control: no-store`, which keeps
-// Firefox from putting a page in its back/forward cache).
-export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', store = false } = {}) {
+// Firefox from putting a page in its back/forward cache); `headers`, more headers on every
+// file served (a CSP, CORS: tests/e2e/hosts.test.mjs).
+export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', store = false, headers = {} } = {}) {
   const failed = new Set();
   const deleted = new Set();
   const server = createServer(async (req, res) => {
@@ -74,7 +75,7 @@ export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', s
     try {
       const body = await readFile(file);
       const type = TYPES[extname(file)] || 'application/octet-stream';
-      res.writeHead(200, store ? { 'content-type': type } : { 'content-type': type, 'cache-control': 'no-store' });
+      res.writeHead(200, { 'content-type': type, ...(store ? {} : { 'cache-control': 'no-store' }), ...headers });
       res.end(body);
     } catch {
       res.writeHead(404).end('not found');

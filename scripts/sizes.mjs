@@ -2,7 +2,7 @@
 // a response (no file name in the header; plain `gzip -9` writes each file's name there).
 //   node scripts/sizes.mjs          prints the table
 //   node scripts/sizes.mjs --check  also fails if a page downloads more than the budget
-//   node scripts/sizes.mjs --write  also rewrites README.md's size table (between markers)
+//   node scripts/sizes.mjs --write  also rewrites docs/architecture.md's size table (between markers)
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 
@@ -29,12 +29,17 @@ const table = rows.join('\n');
 console.log(table);
 
 if (process.argv.includes('--write')) {
-  const readme = await readFile('README.md', 'utf8');
+  const readme = await readFile('docs/architecture.md', 'utf8');
   const marked = /(<!-- sizes:begin -->)[\s\S]*?(<!-- sizes:end -->)/;
-  if (!marked.test(readme)) throw new Error('README.md has no sizes markers');
-  await writeFile('README.md', readme.replace(marked, `$1\n${table}\n$2`));
+  if (!marked.test(readme)) throw new Error('docs/architecture.md has no sizes markers');
+  await writeFile('docs/architecture.md', readme.replace(marked, `$1\n${table}\n$2`));
 }
-if (process.argv.includes('--check')) {
+// (The budget is the release build's, core and alloc rebuilt: scripts/build.sh says which
+// route built dist/. A build on the precompiled libraries is larger, and said so.)
+const route = await readFile('pkg/route', 'utf8').then((text) => text.trim(), () => 'build-std');
+if (route !== 'build-std' && process.argv.includes('--check')) {
+  console.log(`size check: not checked, dist/ was built on the ${route} route (larger; the budget applies to the release build: docs/contributing.md)`);
+} else if (process.argv.includes('--check')) {
   const over = pages.filter(([, gzip]) => gzip > PAGE_BUDGET);
   for (const [page, gzip] of over) console.error(`size check: one ${page} downloads ${n(gzip)} bytes gzip, budget ${n(PAGE_BUDGET)}`);
   if (over.length) process.exit(1);

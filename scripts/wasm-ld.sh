@@ -11,6 +11,11 @@ while [ $# -gt 0 ]; do
     shift 2
     continue
   fi
+  # (rustup's rustc asks its rust-lld for wasm with `-flavor wasm`; a wasm-ld is one already.)
+  if [ "$1" = -flavor ]; then
+    shift 2
+    continue
+  fi
   args+=("$1")
   shift
 done

@@ -21,12 +21,6 @@ mod prelude {
 
 pub mod core;
 mod fifo;
-/// The shipped module's allocator (natively only for its tests).
-#[cfg(any(
-    all(target_arch = "wasm32", feature = "no-std-module"),
-    all(test, not(target_arch = "wasm32"))
-))]
-mod heap;
 pub mod protocol;
 pub mod service;
 mod table;

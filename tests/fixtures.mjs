@@ -13,8 +13,9 @@ export const run = (cmd, args, cwd, env) =>
 
 // A fresh `work` folder (under test-output/) with the packed package and the fixture
 // `fixture` (a folder under tests/apps/, over tests/apps/shared/) copied to work/app,
-// installed with `tools` (names of devDependencies); `fields`: more of its package.json (a
-// tool's configuration). Returns the app's path.
+// installed with `tools` (names of devDependencies, or `name@version` for tools this
+// repository does not use itself); `fields`: more of its package.json (a tool's
+// configuration). Returns the app's path.
 export function fixtureApp(work, fixture, tools = [], fields = {}) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
@@ -22,8 +23,10 @@ export function fixtureApp(work, fixture, tools = [], fields = {}) {
   const app = join(work, 'app');
   cpSync(join(ROOT, 'tests/apps/shared'), app, { recursive: true });
   cpSync(join(ROOT, fixture), app, { recursive: true });
-  const devDependencies = Object.fromEntries(tools.map((name) => [name, DEV[name]]));
-  const pkg = { private: true, type: 'module', dependencies: { 'web-locks-polyfill': `file:../${tarball}` }, devDependencies, ...fields };
+  const devDependencies = Object.fromEntries(
+    tools.map((tool) => (tool.lastIndexOf('@') > 0 ? [tool.slice(0, tool.lastIndexOf('@')), tool.slice(tool.lastIndexOf('@') + 1)] : [tool, DEV[tool]])),
+  );
+  const pkg = { private: true, type: 'module', dependencies: { 'navigator-locks-polyfill': `file:../${tarball}` }, devDependencies, ...fields };
   writeFileSync(join(app, 'package.json'), JSON.stringify(pkg, null, 2));
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--silent'], app);
   return app;

@@ -41,7 +41,7 @@ type Time = u64;
 /// Longest time from a context's death to its locks being gone (simulated ms).
 const DEATH_BOUND: Time = 1000;
 /// Long tasks stay below the recovery limit: a survivor busier than that loses its locks
-/// by design (README "Contexts and lifecycle").
+/// by design (docs/lifecycle.md "Contexts and lifecycle").
 const LONG_TASK_MAX: Time = 1200;
 const ACTIVE_PHASE: Time = 3000;
 const END: Time = 60_000;

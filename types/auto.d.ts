@@ -1,2 +1,2 @@
-// Importing 'web-locks-polyfill/auto' installs navigator.locks where missing; no exports.
+// Importing 'navigator-locks-polyfill/auto' installs navigator.locks where missing; no exports.
 export {};

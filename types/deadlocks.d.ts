@@ -1,4 +1,4 @@
-// Types for 'web-locks-polyfill/deadlocks': the deadlock detector, for diagnostics.
+// Types for 'navigator-locks-polyfill/deadlocks': the deadlock detector, for diagnostics.
 import './index.js';
 import type { ScopeInfo } from './scopes.js';
 

@@ -1,4 +1,4 @@
-// Types for 'web-locks-polyfill/scopes': the non-standard extension (README "Extensions"),
+// Types for 'navigator-locks-polyfill/scopes': the non-standard extension (README "Extensions"),
 // scopes and timeouts.
 import './index.js';
 

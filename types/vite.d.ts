@@ -1,4 +1,4 @@
-// 'web-locks-polyfill/vite': a Vite plugin, `plugins: [webLocks()]` in vite.config.
+// 'navigator-locks-polyfill/vite': a Vite plugin, `plugins: [webLocks()]` in vite.config.
 
 /** What the plugin is, structurally (assignable to Vite's `Plugin`). */
 export interface WebLocksVitePlugin {

@@ -42,7 +42,9 @@ extern "C" {
 
 #[cfg(feature = "no-std-module")]
 #[global_allocator]
-static ALLOCATOR: crate::heap::Global = crate::heap::Global::new();
+// SAFETY: wasm32-unknown-unknown without the atomics feature runs on a single thread.
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
 
 /// No panic is expected on any path; one that happens traps without formatting a message, so
 /// no formatting machinery is linked, and the loader (js/worker-entry.js) ends the worker at

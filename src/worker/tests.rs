@@ -461,6 +461,21 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
     }
     bad.port.post_message(&old).unwrap();
     assert_eq!(bad.recv_kind().await, ("error".into(), Some(12)));
+    // The compatibility contract (docs/protocol.md): a later version's message, with a field
+    // this version does not know, is read as this version's.
+    let later = Object::new();
+    for (k, v) in [
+        ("v", JsValue::from(VERSION + 1)),
+        ("type", "request".into()),
+        ("id", 13.into()),
+        ("name", "later".into()),
+        ("mode", "shared".into()),
+        ("addedLater", true.into()),
+    ] {
+        Reflect::set(&later, &k.into(), &v).unwrap();
+    }
+    bad.port.post_message(&later).unwrap();
+    assert_eq!(bad.recv_kind().await, ("granted".into(), Some(13)));
     // Re-sending a live request is idempotent (its grant is repeated); hello twice is refused.
     bad.request(20, "d", &[]);
     assert_eq!(bad.recv_kind().await, ("granted".into(), Some(20)));
@@ -475,6 +490,7 @@ async fn malformed_messages_are_refused_and_others_keep_working() {
         held,
         vec![
             "d exclusive bad".to_string(),
+            "later shared bad".to_string(),
             "shared-state exclusive a".to_string()
         ]
     );

@@ -22,7 +22,7 @@ async function releasedByGoodbye(t, waiter, entry) {
   const granted = await until(waiter, entry, 5000).then(() => true, () => false);
   if (granted || BROWSER !== 'firefox') return assert.ok(granted, `${entry} within 5 s of the close`);
   console.log(`# ${where}the closed tab's goodbye was lost (${entry} not within 5 s)`);
-  t.skip('Firefox lost the closing tab\'s goodbye (README "Known limits")');
+  t.skip('Firefox lost the closing tab\'s goodbye (docs/lifecycle.md "Known limits")');
   return 'lost';
 }
 const summary = (list) => {
@@ -279,7 +279,7 @@ describe(`${where}polyfill: edges`, () => {
     await until(b, 'granted:b:save:exclusive');
   });
 
-  // The site's storage cleared while a tab is open (README "Known limits"): the lock worker
+  // The site's storage cleared while a tab is open (docs/lifecycle.md "Known limits"): the lock worker
   // lives on without its lifeline, and names it in every welcome. A tab opened afterwards
   // finds it missing: it reconnects once, not in a loop (it did, ~370 times a second), and
   // is served.
@@ -298,7 +298,7 @@ describe(`${where}polyfill: edges`, () => {
     assert.ok(hellos <= 2, `${hellos} hellos`);
   });
 
-  // The site's storage cleared under open tabs (README "Known limits"): the lock worker's
+  // The site's storage cleared under open tabs (docs/lifecycle.md "Known limits"): the lock worker's
   // watches of the contexts' databases see nothing any more (measured: a tab open at the
   // clear, closed afterwards, kept its lock for good in both browsers; in Chromium so did a
   // tab opened after the clear). A tab whose database was closed under it says goodbye at
@@ -332,7 +332,7 @@ describe(`${where}polyfill: edges`, () => {
   });
 
   // The same tab opened after the clear, whose goodbye is lost (as Firefox ESR loses a
-  // closing tab's now and then: README "Known limits"). Firefox's lock worker still sees the
+  // closing tab's now and then: docs/lifecycle.md "Known limits"). Firefox's lock worker still sees the
   // end of its database (measured), which it keeps watched: closing it releases. (Before, it
   // gave that watch up: its lock was held for good once the goodbye was lost. Not so in
   // Chromium, whose lock worker sees nothing after the clear: its goodbye is what releases.)
@@ -397,7 +397,7 @@ describe(`${where}polyfill: edges`, () => {
   });
 });
 
-// A fault inside the lock worker (here: reading one name throws) ends it (README "Known
+// A fault inside the lock worker (here: reading one name throws) ends it (docs/lifecycle.md "Known
 // limits"). Chromium: its clients rebuild the state in a new one. Firefox reports the
 // worker's uncaught error to every page's SharedWorker object, as for a script that failed to
 // load, and a SharedWorker that ends itself with an IndexedDB open pending (its watches of

@@ -145,7 +145,7 @@ for (const impl of IMPLS) {
       assert.equal(state.held.length, 1);
       assert.equal(state.pending.length, 0);
       if (impl === 'polyfill') {
-        // ... is deleted as its context ends (README "Contexts and lifecycle").
+        // ... is deleted as its context ends (docs/lifecycle.md "Contexts and lifecycle").
         const left = () =>
           b.evaluate(async (id) => (await indexedDB.databases()).filter((d) => d.name.includes(id)).length, clientId);
         for (let i = 0; i < 50 && (await left()); i++) await new Promise((r) => setTimeout(r, 100));

@@ -1,9 +1,10 @@
 // In-page helpers for the end-to-end tests: hold locks until told, and log what happens.
 const impl = new URLSearchParams(location.search).get('impl');
 // (`build=<name>`: the polyfill as served at /builds/<name>/, another build of the app: see
-// scripts/serve.mjs.)
+// scripts/serve.mjs; `dist=<path>`: the one whose files are there, the benchmark's baseline.)
 const build = new URLSearchParams(location.search).get('build');
-if (impl === 'polyfill') await import(build ? `/builds/${build}/auto.js` : '/dist/auto.js');
+const dist = new URLSearchParams(location.search).get('dist') || '/dist';
+if (impl === 'polyfill') await import(build ? `/builds/${build}/auto.js` : `${dist}/auto.js`);
 
 const releases = new Map();
 // What T.hold and T.holdAll share: `abortable` makes T.abort(key) abort the request, the
@@ -35,7 +36,7 @@ const T = {
   hold(key, name, options = {}) {
     track(key, navigator.locks.request(name, signalOf(key, options), callback(key)));
   },
-  // The same with the package's requestAll (README "Extensions"): `names` a list; the log
+  // The same with the package's requestAll (docs/extensions.md): `names` a list; the log
   // says `granted:<key>:<names joined by ,>:<mode>`. `options.native`: the browser's own
   // navigator.locks as `manager` (the fallback path).
   async holdAll(key, names, options = {}) {

@@ -1,9 +1,9 @@
 // The packed package in a Parcel 2 app (tests/apps/parcel), served by Parcel's dev server with
 // hot reload on (its default), as a user runs it: the dev server gives each page its own
 // `?<timestamp>` on the wasm's URL, so each page constructs another lock worker; two tabs on
-// two pages still exclude each other (one lock manager per origin: README). Parcel resolves
-// the package's subpath exports once the app's package.json turns them on, as the README
-// says.
+// two pages still exclude each other (one lock manager per origin: README). And built with
+// `parcel build`. The app's package.json has no configuration for the package: Parcel
+// resolves its subpaths (`navigator-locks-polyfill/auto`) through their folders.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,7 +11,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { launch } from './browser.mjs';
 import { twoTabsExclude } from './apps.mjs';
-import { ROOT, fixtureApp } from '../fixtures.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { ROOT, fixtureApp, run } from '../fixtures.mjs';
 
 // A port nothing listens on now (Parcel's dev server takes a port number).
 const freePort = () =>
@@ -23,12 +24,11 @@ const freePort = () =>
   });
 
 let env;
+let app;
 let server;
 let origin;
 before(async () => {
-  const app = fixtureApp(join(ROOT, 'test-output/parcel'), 'tests/apps/parcel', ['parcel'], {
-    '@parcel/resolver-default': { packageExports: true },
-  });
+  app = fixtureApp(join(ROOT, 'test-output/parcel'), 'tests/apps/parcel', ['parcel']);
   const port = await freePort();
   const args = ['serve', 'index.html', 'other/index.html', '--port', String(port), '--dist-dir', 'dist-dev', '--no-autoinstall'];
   server = spawn(process.execPath, ['node_modules/parcel/lib/bin.js', ...args], { cwd: app, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -49,5 +49,22 @@ describe('parcel dev server (hot reload)', () => {
   it('two tabs on two pages, each with its own lock worker URL, exclude each other', async () => {
     const workers = await twoTabsExclude(env.browser, [`${origin}/`, `${origin}/other/`], { perPage: true });
     for (const url of workers) assert.match(url, /\/web-locks-worker\.[^/]+\.js#wasm=.*web_locks_bg\.[^/]+\.wasm%3F\d+$/);
+  });
+});
+
+describe('parcel build', () => {
+  let built;
+  let builtOrigin;
+  before(async () => {
+    const args = ['build', 'index.html', 'other/index.html', '--dist-dir', 'dist', '--public-url', '/app/', '--no-autoinstall'];
+    run(process.execPath, ['node_modules/parcel/lib/bin.js', ...args], app);
+    built = await serve(0, { root: join(app, 'dist'), base: '/app/' });
+    builtOrigin = `http://127.0.0.1:${built.address().port}`;
+  });
+  after(() => new Promise((ok) => built.close(ok)));
+
+  it('two tabs on two pages of the built app exclude each other through one worker', async () => {
+    const worker = await twoTabsExclude(env.browser, [`${builtOrigin}/app/`, `${builtOrigin}/app/other/`]);
+    assert.match(worker, /\/app\/web-locks-worker\.[^/]+\.js#wasm=.*web_locks_bg\.[^/]+\.wasm$/);
   });
 });

@@ -252,7 +252,7 @@ describe(`${where}polyfill: recovery`, () => {
   // The worker takes a live context for dead when its database goes away under it (here
   // closed; a user clearing the site's data does the same) or opens too late: it hands the
   // context's locks on, as for a crash, and tells it `evicted` before closing its port
-  // (README "Contexts and lifecycle"). The context connects again: its locks were released,
+  // (docs/lifecycle.md "Contexts and lifecycle"). The context connects again: its locks were released,
   // so their requests reject with AbortError — also one that another context took and
   // released meanwhile (reclaimed, it came back unnoticed: two critical sections at once) —,
   // its waiting request is sent again, and it is served.
@@ -334,7 +334,7 @@ describe(`${where}polyfill: recovery`, () => {
   // Chromium sometimes evicts the page at its `freeze` (measured here: about 1 in 10, reason
   // IndexedDBEvent; never with the worker's watch of the page's database left out, 32 of
   // 32: most likely the watch's pending upgrade reaching the page before the close of its
-  // database does; README "Known limits"). An evicted page is loaded anew, which says
+  // database does; docs/lifecycle.md "Known limits"). An evicted page is loaded anew, which says
   // nothing about a restored one: `scenario(a, b, cached)`, on two pages of a new session,
   // sends `a` into the cache and back and resolves whether it came back restored (and if
   // so, goes on to its end); evicted, it is tried again, up to three times.

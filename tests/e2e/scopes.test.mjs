@@ -1,4 +1,4 @@
-// The package's extension (README "Extensions (non-standard)"): requestAll — several names
+// The package's extension (docs/extensions.md): requestAll — several names
 // granted atomically on the polyfill's lock manager, taken one by one in sorted order on the
 // browser's own — and timeouts, requestAll's `timeout` and request() with
 // AbortSignal.timeout (the standard way, natively too).

@@ -25,7 +25,7 @@ after(async () => {
 });
 
 const worker = () => {
-  const dist = `${origin}/node_modules/web-locks-polyfill/dist/`;
+  const dist = `${origin}/node_modules/navigator-locks-polyfill/dist/`;
   return `${dist}web-locks-worker.js#wasm=${encodeURIComponent(`${dist}web_locks_bg.wasm`)}`;
 };
 

@@ -77,8 +77,8 @@ describe('vite dev server', () => {
     const worker = await twoTabsExclude(env.browser, [`${origin}/`, `${origin}/other/`]);
     assert.equal(
       worker,
-      `${origin}/node_modules/web-locks-polyfill/dist/web-locks-worker.js#wasm=` +
-        encodeURIComponent(`${origin}/node_modules/web-locks-polyfill/dist/web_locks_bg.wasm`),
+      `${origin}/node_modules/navigator-locks-polyfill/dist/web-locks-worker.js#wasm=` +
+        encodeURIComponent(`${origin}/node_modules/navigator-locks-polyfill/dist/web_locks_bg.wasm`),
     );
   });
 
@@ -88,5 +88,33 @@ describe('vite dev server', () => {
     assert.equal(module.navigatorType, 'undefined');
     const error = await module.manager.query().catch((e) => e);
     assert.equal(error.name, 'NotSupportedError');
+  });
+});
+
+// The same app served without the plugin (no config file): Vite's dependency optimizer moves
+// the package's modules to node_modules/.vite/deps/, where the worker is not; every request
+// rejects, and the error says which plugin fixes it.
+describe('vite dev server without the plugin', () => {
+  let server;
+  before(async () => {
+    const { createServer } = await import(join(app, 'node_modules/vite/dist/node/index.js'));
+    server = await createServer({ root: app, configFile: false, server: { host: '127.0.0.1', port: 0 }, logLevel: 'silent' });
+    await server.listen();
+  });
+  after(() => server.close());
+
+  it("a request rejects with an error that names the plugin", async () => {
+    const origin = server.resolvedUrls.local[0].replace(/\/$/, '');
+    const context = await env.browser.newContext();
+    await context.addInitScript(() => delete Navigator.prototype.locks);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${origin}/`);
+      await page.waitForFunction(() => window.T && window.T.ready, null, { timeout: 60_000 });
+      const outcome = await page.evaluate(() => navigator.locks.request('x', () => 'granted').catch((e) => `${e.name}: ${e.message}`));
+      assert.match(outcome, /^InvalidStateError: the lock worker failed to start \(.*\/\.vite\/deps\/web-locks-worker\.js.*\): Vite needs the plugin navigator-locks-polyfill\/vite$/);
+    } finally {
+      await context.close();
+    }
   });
 });

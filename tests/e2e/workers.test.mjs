@@ -182,7 +182,7 @@ for (const impl of IMPLS) {
 
     // Native serves a service worker by itself. The polyfill's lock worker lives only while
     // a window (or a worker of one) does: with none, a service worker's requests wait until
-    // a window with the polyfill opens (README "Contexts and lifecycle").
+    // a window with the polyfill opens (docs/lifecycle.md "Contexts and lifecycle").
     it('a service worker with no window open: native grants; the polyfill waits for a window', async () => {
       const [a] = await fresh(1);
       await a.evaluate(() => T.registerSW());

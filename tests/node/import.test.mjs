@@ -119,14 +119,14 @@ it('vite: the plugin module imports in Node', async () => {
     console.log(JSON.stringify({ same: webLocks === named, name: plugin.name, config: plugin.config({}), inline }));
   `);
   assert.equal(out.same, true);
-  assert.equal(out.name, 'web-locks-polyfill');
+  assert.equal(out.name, 'navigator-locks-polyfill');
   assert.deepEqual(out.inline, { unset: [false, false, null], number: [true, false], function: [false, false, true] });
   assert.deepEqual(out.config.optimizeDeps.exclude, [
-    'web-locks-polyfill',
-    'web-locks-polyfill/auto',
-    'web-locks-polyfill/local',
-    'web-locks-polyfill/scopes',
-    'web-locks-polyfill/deadlocks',
+    'navigator-locks-polyfill',
+    'navigator-locks-polyfill/auto',
+    'navigator-locks-polyfill/local',
+    'navigator-locks-polyfill/scopes',
+    'navigator-locks-polyfill/deadlocks',
   ]);
 });
 

@@ -58,7 +58,7 @@ const SCRIPT = `
   }
   console.log(JSON.stringify(result));
   // (Deno 2.9 keeps running once a message has gone through a MessagePort, even an unref'd
-  // one, until it is closed: README "In-process lock manager".)
+  // one, until it is closed: docs/architecture.md "In-process lock manager".)
   if (typeof Deno === 'object') Deno.exit(0);
 `;
 

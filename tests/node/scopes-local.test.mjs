@@ -1,4 +1,4 @@
-// The extension (README "Extensions") on the in-process lock manager in plain Node: requestAll
+// The extension (docs/extensions.md) on the in-process lock manager in plain Node: requestAll
 // is atomic there too (the same wasm service), its timeout leaves every queue, and a pending
 // timeout never keeps the process alive after the grant.
 import { it } from 'node:test';

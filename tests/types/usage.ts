@@ -1,13 +1,20 @@
 // Compiled with tsc (npm test): the package's types work with TypeScript's DOM types.
-import { createLockManager, install, Lock as LockClass } from 'web-locks-polyfill';
-import { findDeadlocks, type Deadlock } from 'web-locks-polyfill/deadlocks';
-import { queryScopes, requestAll, type LockScope, type ScopeInfo } from 'web-locks-polyfill/scopes';
-import 'web-locks-polyfill/auto';
-import 'web-locks-polyfill/local';
-import webLocks from 'web-locks-polyfill/vite';
-import 'web-locks-polyfill/global';
-import 'web-locks-polyfill/global-extras';
+import { createLockManager, install, Lock as LockClass } from 'navigator-locks-polyfill';
+import { findDeadlocks, type Deadlock } from 'navigator-locks-polyfill/deadlocks';
+import { queryScopes, requestAll, type LockScope, type ScopeInfo } from 'navigator-locks-polyfill/scopes';
+import 'navigator-locks-polyfill/auto';
+import 'navigator-locks-polyfill/local';
+import webLocks from 'navigator-locks-polyfill/vite';
+import 'navigator-locks-polyfill/global';
+import 'navigator-locks-polyfill/global-extras';
 import { defineConfig } from 'vite';
+import esbuildPlugin from 'navigator-locks-polyfill/esbuild';
+import rollupPlugin from 'navigator-locks-polyfill/rollup';
+import type { Plugin as EsbuildPlugin } from 'esbuild';
+import type { Plugin as RollupPlugin } from 'rollup';
+
+// The esbuild and Rollup plugins are those bundlers' plugins.
+export const bundlerPlugins: [EsbuildPlugin, RollupPlugin] = [esbuildPlugin(), rollupPlugin()];
 
 // Where no lock worker can be reached, install() does nothing and may return undefined.
 const maybe: LockManager | undefined = install({ force: true, workerUrl: new URL('/w.js', location.href) });

@@ -1,9 +1,9 @@
 // The page script of the fixture apps (Vite, webpack, static): the package as users import
 // it, and a small T for the tests to drive.
-import 'web-locks-polyfill/auto';
-import { createLockManager } from 'web-locks-polyfill';
-import { findDeadlocks } from 'web-locks-polyfill/deadlocks';
-import { queryScopes, requestAll } from 'web-locks-polyfill/scopes';
+import 'navigator-locks-polyfill/auto';
+import { createLockManager } from 'navigator-locks-polyfill';
+import { findDeadlocks } from 'navigator-locks-polyfill/deadlocks';
+import { queryScopes, requestAll } from 'navigator-locks-polyfill/scopes';
 
 const getter = Object.getOwnPropertyDescriptor(Navigator.prototype, 'locks').get;
 let release;

@@ -1,7 +1,7 @@
 // Loaded by the dev server's ssrLoadModule (server-side rendering): the entries import on
 // the server, where install() does nothing.
-import 'web-locks-polyfill/auto';
-import { createLockManager, install } from 'web-locks-polyfill';
+import 'navigator-locks-polyfill/auto';
+import { createLockManager, install } from 'navigator-locks-polyfill';
 
 export const installed = install();
 export const manager = createLockManager();

@@ -1,7 +1,7 @@
 // A Vite project's config, as README tells users: the plugin (for the dev server), and two
 // pages for the build.
 import { fileURLToPath } from 'node:url';
-import webLocks from 'web-locks-polyfill/vite';
+import webLocks from 'navigator-locks-polyfill/vite';
 
 const page = (path) => fileURLToPath(new URL(path, import.meta.url));
 

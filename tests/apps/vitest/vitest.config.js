@@ -3,6 +3,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    setupFiles: ['web-locks-polyfill/local'],
+    setupFiles: ['navigator-locks-polyfill/local'],
   },
 });

@@ -1,7 +1,7 @@
 // Compiled with tsc (npm test): the package's types with no DOM lib and no @types/node.
-import { install } from 'web-locks-polyfill';
-import { requestAll } from 'web-locks-polyfill/scopes';
-import 'web-locks-polyfill/local';
+import { install } from 'navigator-locks-polyfill';
+import { requestAll } from 'navigator-locks-polyfill/scopes';
+import 'navigator-locks-polyfill/local';
 
 const locks: LockManager = install({ local: true });
 export const n: Promise<number> = locks.request('x', { ifAvailable: true }, (lock) => (lock ? 1 : 0));

@@ -1,13 +1,13 @@
 // Compiled with tsc (npm test): the package's types in a Node project, without the DOM lib
 // (`module: nodenext` here; tests/types/node16 compiles it under `node16`).
-import { createLockManager, install, LockManager as LockManagerClass } from 'web-locks-polyfill';
-import { findDeadlocks } from 'web-locks-polyfill/deadlocks';
-import { queryScopes, requestAll } from 'web-locks-polyfill/scopes';
-import 'web-locks-polyfill/auto';
-import 'web-locks-polyfill/local';
-import 'web-locks-polyfill/global';
-import 'web-locks-polyfill/global-extras';
-import webLocks, { type WebLocksVitePlugin } from 'web-locks-polyfill/vite';
+import { createLockManager, install, LockManager as LockManagerClass } from 'navigator-locks-polyfill';
+import { findDeadlocks } from 'navigator-locks-polyfill/deadlocks';
+import { queryScopes, requestAll } from 'navigator-locks-polyfill/scopes';
+import 'navigator-locks-polyfill/auto';
+import 'navigator-locks-polyfill/local';
+import 'navigator-locks-polyfill/global';
+import 'navigator-locks-polyfill/global-extras';
+import webLocks, { type WebLocksVitePlugin } from 'navigator-locks-polyfill/vite';
 
 // In Node, install() without `local` does nothing: undefined (or an existing navigator.locks).
 const nothing: LockManager | undefined = install();
@@ -25,7 +25,7 @@ async function run(): Promise<string> {
 }
 
 const proto: LockManager = LockManagerClass.prototype;
-const global: typeof import('web-locks-polyfill') = WebLocksPolyfill;
+const global: typeof import('navigator-locks-polyfill') = WebLocksPolyfill;
 
 // @ts-expect-error: not a mode
 locks.request('job', { mode: 'read' }, () => 0);

@@ -1,13 +1,13 @@
 // Compiled with tsc (npm test) under `moduleResolution: "node"` (node10, older tsconfigs),
 // which reads no `exports`: every entry's declarations are found through `typesVersions`.
-import { createLockManager, install } from 'web-locks-polyfill';
-import { findDeadlocks, type Deadlock } from 'web-locks-polyfill/deadlocks';
-import { queryScopes, requestAll } from 'web-locks-polyfill/scopes';
-import webLocks, { type WebLocksVitePlugin } from 'web-locks-polyfill/vite';
-import 'web-locks-polyfill/auto';
-import 'web-locks-polyfill/local';
-import 'web-locks-polyfill/global';
-import 'web-locks-polyfill/global-extras';
+import { createLockManager, install } from 'navigator-locks-polyfill';
+import { findDeadlocks, type Deadlock } from 'navigator-locks-polyfill/deadlocks';
+import { queryScopes, requestAll } from 'navigator-locks-polyfill/scopes';
+import webLocks, { type WebLocksVitePlugin } from 'navigator-locks-polyfill/vite';
+import 'navigator-locks-polyfill/auto';
+import 'navigator-locks-polyfill/local';
+import 'navigator-locks-polyfill/global';
+import 'navigator-locks-polyfill/global-extras';
 
 const manager: LockManager | undefined = install();
 const local: LockManager = createLockManager({ local: true });

@@ -1,0 +1,64 @@
+// The package as npm would publish it: `npm pack --dry-run` lists only what users need (the
+// built files every `exports` entry names, their declarations, the docs the README links to,
+// LICENSE and CHANGELOG, and the subpath folders of resolvers without `exports`), `npm publish --dry-run` goes through, and the name is ours on the
+// registry (free, or this package's).
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8'));
+
+function npm(args) {
+  return new Promise((ok) => {
+    execFile('npm', args, { cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) => ok({ error, stdout, stderr }));
+  });
+}
+
+it('npm pack lists the built files, declarations, docs, LICENSE and CHANGELOG, nothing else', async () => {
+  const { error, stdout, stderr } = await npm(['pack', '--dry-run', '--json']);
+  assert.ifError(error, stderr);
+  const files = JSON.parse(stdout)[0].files.map((file) => file.path).sort();
+  const expected = [
+    'CHANGELOG.md',
+    'LICENSE',
+    'README.md',
+    'package.json',
+    ...readdirSync(resolve(ROOT, 'dist')).map((file) => `dist/${file}`),
+    ...readdirSync(resolve(ROOT, 'types')).map((file) => `types/${file}`),
+    ...readdirSync(resolve(ROOT, 'docs')).map((file) => `docs/${file}`),
+    // (A folder per module subpath, its package.json naming the file: for resolvers that
+    // read no `exports`, Parcel's by default.)
+    ...['auto', 'local', 'scopes', 'deadlocks', 'vite', 'esbuild', 'rollup'].map((entry) => `${entry}/package.json`),
+  ].sort();
+  assert.deepEqual(files, expected);
+  // Every entry's file and declarations are in it.
+  const targets = Object.values(pkg.exports).flatMap((entry) => (typeof entry === 'string' ? [entry] : Object.values(entry)));
+  for (const target of targets) assert.ok(files.includes(target.replace(/^\.\//, '')), `${target} is not packed`);
+});
+
+it('npm publish --dry-run goes through, with no warning but the login one', async () => {
+  const { error, stderr } = await npm(['publish', '--dry-run']);
+  assert.ifError(error, stderr);
+  const warnings = stderr.split('\n').filter((line) => line.startsWith('npm warn') && !/logged in/.test(line));
+  assert.deepEqual(warnings, []);
+  assert.match(stderr + '', /navigator-locks-polyfill@/);
+});
+
+it("the package's name is free on the registry, or this package's", async (t) => {
+  const { error, stdout, stderr } = await npm(['view', pkg.name, 'description', '--json']);
+  if (error && /E404/.test(stderr)) return; // free
+  if (error) return t.skip(`the registry did not answer: ${stderr.split('\n')[0]}`);
+  assert.equal(JSON.parse(stdout), pkg.description, `${pkg.name} on npm is another package`);
+});
+
+it('each subpath folder names the file and declarations its `exports` entry does', () => {
+  for (const entry of ['auto', 'local', 'scopes', 'deadlocks', 'vite', 'esbuild', 'rollup']) {
+    const folder = JSON.parse(readFileSync(resolve(ROOT, entry, 'package.json'), 'utf8'));
+    const exported = pkg.exports[`./${entry}`];
+    assert.equal(resolve(ROOT, entry, folder.main), resolve(ROOT, exported.default), entry);
+    assert.equal(resolve(ROOT, entry, folder.types), resolve(ROOT, exported.types), entry);
+  }
+});
