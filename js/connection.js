@@ -159,7 +159,9 @@ export class Connection {
         // hosts"): a worker must be of the page's origin (browsers refuse another: a CDN's),
         // and Vite's dev server moves the package's modules where the worker is not (its
         // plugin keeps them).
-        const cross = new URL(url, location).origin != location.origin;
+        // (`url` is absolute; `origin` is the realm's own: an about:blank or srcdoc frame's
+        // `location` has none.)
+        const cross = new URL(url).origin != origin;
         const failed =
           'the lock worker failed to start (' +
           url +

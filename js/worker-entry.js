@@ -63,6 +63,8 @@ import { ELECTION } from './election.js';
   // (A worker that creates the record's database records itself as it does: none can be
   // recorded before, and it serves without another transaction: a fresh origin's cold
   // start.)
+  // (`me` as it is when the record is written: a later try's, if one began meanwhile, whose
+  // lifeline was asked for in the task that made it `me`, so before this write.)
   const record = (over) =>
     new Promise((done) => {
       const request = factory.open(ELECTION, 1);

@@ -29,7 +29,7 @@ fi
 echo "build: $WEB_LOCKS_ROUTE route, $("$WEB_LOCKS_RUSTC" -V), linker $WEB_LOCKS_WASM_LD" >&2
 RUSTC_BOOTSTRAP=1 RUSTC=$WEB_LOCKS_RUSTC \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER="$PWD/scripts/wasm-ld.sh" RUSTFLAGS="$flags" \
-  "$WEB_LOCKS_CARGO" build --quiet --release --target wasm32-unknown-unknown "${std[@]}"
+  "$WEB_LOCKS_CARGO" build --quiet --release --target wasm32-unknown-unknown ${std[@]+"${std[@]}"}
 wasm-bindgen --target no-modules --no-typescript --out-dir pkg --out-name web_locks \
   target/wasm32-unknown-unknown/release/web_locks.wasm
 # The post-MVP features current rustc emits; the README's browser floor supports all of them.

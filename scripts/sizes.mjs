@@ -3,6 +3,7 @@
 //   node scripts/sizes.mjs          prints the table
 //   node scripts/sizes.mjs --check  also fails if a page downloads more than the budget
 //   node scripts/sizes.mjs --write  also rewrites docs/architecture.md's size table (between markers)
+//   node scripts/sizes.mjs --release  fails unless dist/ is the release build (npm publish)
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 
@@ -37,6 +38,11 @@ if (process.argv.includes('--write')) {
 // (The budget is the release build's, core and alloc rebuilt: scripts/build.sh says which
 // route built dist/. A build on the precompiled libraries is larger, and said so.)
 const route = await readFile('pkg/route', 'utf8').then((text) => text.trim(), () => 'build-std');
+// (`--release`, before `npm publish`: only the release build may be published.)
+if (process.argv.includes('--release') && route !== 'build-std' && !process.env.npm_config_dry_run) {
+  console.error(`dist/ was built on the ${route} route: publish the release build (docs/contributing.md)`);
+  process.exit(1);
+}
 if (route !== 'build-std' && process.argv.includes('--check')) {
   console.log(`size check: not checked, dist/ was built on the ${route} route (larger; the budget applies to the release build: docs/contributing.md)`);
 } else if (process.argv.includes('--check')) {

@@ -4,7 +4,7 @@
 export interface WebLocksEsbuildPlugin {
   name: string;
   setup(build: {
-    initialOptions: { outdir?: string; outfile?: string };
+    initialOptions: { outdir?: string; outfile?: string; absWorkingDir?: string; write?: boolean };
     onEnd(callback: (result: { errors: unknown[] }) => void): void;
   }): void;
 }

@@ -30,8 +30,12 @@ async function start(app, command) {
   const child = spawn(process.execPath, args, { cwd: app, env: { ...process.env, ...ENV }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((ok, fail) => {
     let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk) && /Ready in/.test(out) && ok());
-    child.once('exit', (code) => fail(new Error(`next ${command} exited (${code}): ${out}`)));
+    const late = setTimeout(() => fail(new Error(`next ${command}: not ready after 180 s: ${out}`)), 180_000);
+    child.stdout.on('data', (chunk) => (out += chunk) && /Ready in/.test(out) && (clearTimeout(late), ok()));
+    child.once('exit', (code) => (clearTimeout(late), fail(new Error(`next ${command} exited (${code}): ${out}`))));
+  }).catch((error) => {
+    child.kill();
+    throw error;
   });
   return { origin: `http://127.0.0.1:${port}`, child };
 }
@@ -42,7 +46,7 @@ before(async () => {
   app = fixtureApp(join(ROOT, 'test-output/next'), 'tests/apps/next', TOOLS);
   env = await launch();
 });
-after(() => env.close());
+after(() => env?.close());
 
 for (const command of ['dev', 'start']) {
   describe(command === 'dev' ? 'next dev (Turbopack)' : 'next build, next start', () => {
@@ -51,7 +55,7 @@ for (const command of ['dev', 'start']) {
       if (command === 'start') run(process.execPath, ['node_modules/next/dist/bin/next', 'build'], app, ENV);
       server = await start(app, command);
     });
-    after(() => server.child.kill());
+    after(() => server?.child.kill());
 
     it('two tabs on two pages exclude each other through one worker', async () => {
       const worker = await twoTabsExclude(env.browser, [`${server.origin}/`, `${server.origin}/other`]);
