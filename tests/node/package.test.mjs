@@ -62,3 +62,24 @@ it('each subpath folder names the file and declarations its `exports` entry does
     assert.equal(resolve(ROOT, entry, folder.types), resolve(ROOT, exported.types), entry);
   }
 });
+
+it('npm publish refuses a dist/ built on the precompiled libraries (prepublishOnly)', async () => {
+  const { mkdtempSync, mkdirSync, cpSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  assert.equal(pkg.scripts.prepublishOnly, 'node scripts/sizes.mjs --release');
+  const check = (route) => {
+    const dir = mkdtempSync(resolve(tmpdir(), 'web-locks-route-'));
+    cpSync(resolve(ROOT, 'dist'), resolve(dir, 'dist'), { recursive: true });
+    mkdirSync(resolve(dir, 'pkg'));
+    writeFileSync(resolve(dir, 'pkg/route'), `${route}\n`);
+    return new Promise((ok) => {
+      const env = { ...process.env };
+      delete env.npm_config_dry_run;
+      execFile(process.execPath, [resolve(ROOT, 'scripts/sizes.mjs'), '--release'], { cwd: dir, env }, (error, stdout, stderr) => ok({ code: error ? error.code : 0, stderr }));
+    });
+  };
+  assert.equal((await check('build-std')).code, 0);
+  const refused = await check('std');
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /built on the std route: publish the release build/);
+});
