@@ -39,8 +39,10 @@ async function flowSession(env) {
   };
 }
 
-// The baseline build (BASELINE, below) for the rows measured in tabs of a session.
-async function baselineSession(env) {
+// A session whose pages use `impl`: the baseline build's (BASELINE, below) are polyfill pages
+// loading it.
+async function contenderSession(env, impl) {
+  if (impl !== BASE) return newSession(env, impl);
   const session = await newSession(env, 'polyfill');
   return { ...session, page: () => session.page(withBaseline('/tests/e2e/page.html')) };
 }
@@ -110,7 +112,7 @@ async function churn(session) {
     page.evaluate(async () => {
       let next = 0;
       let seed = 1;
-      const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
       // (Each held lock: its release function and the promise its request settles with.)
       const hold = () =>
         new Promise((granted) => {
@@ -183,8 +185,10 @@ const FLOOR = 'floor';
 const BASELINE = process.env.BASELINE;
 const BASE = 'baseline';
 const POLYFILLS = BASELINE ? ['polyfill', BASE] : ['polyfill'];
-const CONTENDERS = [...IMPLS, ...POLYFILLS.slice(1)];
+const CONTENDERS = BASELINE ? [...IMPLS, BASE] : IMPLS;
 const withBaseline = (path) => `${path}${path.includes('?') ? '&' : '?'}dist=/${BASELINE}&app=${BASE}`;
+// The impl a page of `contender` runs and the path it loads for `path`.
+const pageOf = (contender, path) => (contender === BASE ? ['polyfill', withBaseline(path)] : [contender, path]);
 const FLOOR_READ = 'window.T && window.echoed !== undefined && window.created !== undefined ? { grant: echoed, imported, created } : undefined';
 const coldFloor = [];
 const createdFloor = [];
@@ -192,8 +196,7 @@ async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
   return stepRounds(
     key,
     (impl) => async () => {
-      if (impl === BASE) return fresh(pipe, 'polyfill', withBaseline(path), COLD_GRANT, WORKER_STEPS);
-      if (impl !== FLOOR) return fresh(pipe, impl, path, COLD_GRANT, impl === 'polyfill' && WORKER_STEPS);
+      if (impl !== FLOOR) return fresh(pipe, ...pageOf(impl, path), COLD_GRANT, impl !== 'native' && WORKER_STEPS);
       const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
       coldFloor.push(round.imported);
       createdFloor.push(round.created);
@@ -208,14 +211,13 @@ async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
 // go to `coldSteps[key]`.
 async function newTab(pipe, path, key) {
   const contexts = {};
-  const at = (impl) => (impl === BASE ? withBaseline(path) : path);
   for (const impl of CONTENDERS) {
-    contexts[impl] = await pipe.newContext(impl === BASE ? 'polyfill' : impl);
+    contexts[impl] = await pipe.newContext(pageOf(impl, path)[0]);
     // The app's first tab, which started the worker.
-    await (await contexts[impl].open(at(impl))).read(COLD_GRANT);
+    await (await contexts[impl].open(pageOf(impl, path)[1])).read(COLD_GRANT);
   }
   const medians = await stepRounds(key, (impl) => async () => {
-    const tab = await contexts[impl].open(at(impl));
+    const tab = await contexts[impl].open(pageOf(impl, path)[1]);
     const round = await tab.read(COLD_GRANT);
     await tab.close();
     return round;
@@ -370,9 +372,8 @@ const flow = {};
 if (!coldOnly) {
   const env = await launch();
   const sessions = {};
-  for (const impl of IMPLS) sessions[impl] = await newSession(env, impl);
+  for (const impl of CONTENDERS) sessions[impl] = await contenderSession(env, impl);
   sessions[FLOW] = await flowSession(env);
-  if (BASELINE) sessions[BASE] = await baselineSession(env);
   const warm = (measure) => (impl) => measure(sessions[impl]);
   for (const [key, measure, rounds] of [
     [UNCONTENDED, uncontended, 7],
@@ -386,8 +387,7 @@ if (!coldOnly) {
   // Each impl's 20 tabs stay open, their windows alternating (never two at once: that would
   // crowd the machine), 3 rounds each.
   const crowded = {};
-  for (const impl of IMPLS) crowded[impl] = await newSession(env, impl);
-  if (BASELINE) crowded[BASE] = await baselineSession(env);
+  for (const impl of CONTENDERS) crowded[impl] = await contenderSession(env, impl);
   const crowd = await interleaved(3, (impl) => contention(crowded[impl]), CONTENDERS);
   for (const session of Object.values(crowded)) await session.close();
   const each = (f) => Object.fromEntries(CONTENDERS.map((impl) => [impl, f(crowd[impl])]));

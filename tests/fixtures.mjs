@@ -23,9 +23,8 @@ export function fixtureApp(work, fixture, tools = [], fields = {}) {
   const app = join(work, 'app');
   cpSync(join(ROOT, 'tests/apps/shared'), app, { recursive: true });
   cpSync(join(ROOT, fixture), app, { recursive: true });
-  const devDependencies = Object.fromEntries(
-    tools.map((tool) => (tool.lastIndexOf('@') > 0 ? [tool.slice(0, tool.lastIndexOf('@')), tool.slice(tool.lastIndexOf('@') + 1)] : [tool, DEV[tool]])),
-  );
+  const version = (tool, at = tool.lastIndexOf('@')) => (at > 0 ? [tool.slice(0, at), tool.slice(at + 1)] : [tool, DEV[tool]]);
+  const devDependencies = Object.fromEntries(tools.map((tool) => version(tool)));
   const pkg = { private: true, type: 'module', dependencies: { 'navigator-locks-polyfill': `file:../${tarball}` }, devDependencies, ...fields };
   writeFileSync(join(app, 'package.json'), JSON.stringify(pkg, null, 2));
   run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--silent'], app);

@@ -5,9 +5,8 @@
 //! new serving worker (one that starts, or another build's that takes over: election.rs),
 //! and re-declare: `hello`, one `reclaim` per lock they hold, their pending requests again
 //! in their original order, and finally `watch`. A new serving worker therefore starts by
-//! listing the contexts' databases that exist, of every build (the survey, with its
-//! claim); every one whose
-//! context has not re-declared yet is watched and awaited, for at most
+//! listing the contexts' databases that exist, of every build (the survey, with its claim);
+//! every one whose context has not re-declared yet is watched and awaited, for at most
 //! [`RECOVERY_LIMIT_MS`], and until then nothing is served: reclaims are taken as they come
 //! (they rebuild the state), while requests, releases, aborts and queries wait in arrival
 //! order. When the wait ends they are given to the core in that order, so an `ifAvailable`

@@ -1,9 +1,10 @@
 // In-page helpers for the end-to-end tests: hold locks until told, and log what happens.
-const impl = new URLSearchParams(location.search).get('impl');
+const params = new URLSearchParams(location.search);
+const impl = params.get('impl');
 // (`build=<name>`: the polyfill as served at /builds/<name>/, another build of the app: see
 // scripts/serve.mjs; `dist=<path>`: the one whose files are there, the benchmark's baseline.)
-const build = new URLSearchParams(location.search).get('build');
-const dist = new URLSearchParams(location.search).get('dist') || '/dist';
+const build = params.get('build');
+const dist = params.get('dist') || '/dist';
 if (impl === 'polyfill') await import(build ? `/builds/${build}/auto.js` : `${dist}/auto.js`);
 
 const releases = new Map();

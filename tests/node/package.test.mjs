@@ -5,7 +5,8 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -64,8 +65,6 @@ it('each subpath folder names the file and declarations its `exports` entry does
 });
 
 it('npm publish refuses a dist/ built on the precompiled libraries (prepublishOnly)', async () => {
-  const { mkdtempSync, mkdirSync, cpSync, writeFileSync } = await import('node:fs');
-  const { tmpdir } = await import('node:os');
   assert.equal(pkg.scripts.prepublishOnly, 'node scripts/sizes.mjs --release');
   const check = (route) => {
     const dir = mkdtempSync(resolve(tmpdir(), 'web-locks-route-'));
