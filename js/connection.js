@@ -23,9 +23,14 @@ export class Connection {
   // `workerUrl()` gives the lock worker's URL; it is called only when a SharedWorker is
   // constructed (a dedicated worker, whose port comes from its parent, never needs it).
   // (Fields are named apart from option and protocol names: scripts/bundle.mjs renames them.)
-  constructor(workerUrl, clientId) {
+  // `realm`: the window whose context this is (a same-origin frame or popup the page
+  // reached: js/realms.js), whose document it lives and dies with: its database is opened
+  // there, so that the frame's end closes it.
+  constructor(workerUrl, clientId, realm = globalThis) {
     this.urlOfWorker = workerUrl;
     this.ownId = clientId;
+    this.realm = realm;
+    this.doc = realm.document;
     this.link = null;
     this.nextId = 0;
     // id -> handler: { granted, notAvailable, stolen, snapshot, error, redeclare, lost }
@@ -92,7 +97,8 @@ export class Connection {
   // reconnection: held locks as `reclaim`, pending requests and queries as sent), then
   // `watch` (now, or once the database has opened), which tells the worker we are done.
   open() {
-    if (this.link || this.suspended || this.settling) return;
+    // (Nor once its document is gone: a frame's, whose connection lives on in the page.)
+    if (this.link || this.suspended || this.settling || (this.doc && !this.doc.defaultView)) return;
     this.attach();
     const ids = [...this.handlers.keys()].sort((a, b) => a - b);
     for (const id of ids) {
@@ -235,7 +241,7 @@ export class Connection {
     const name = `web-locks-client-${this.ownId}-${this.hellos}`;
     let request;
     try {
-      request = indexedDB.open(name, 1); // (throws where there is no indexedDB)
+      request = this.realm.indexedDB.open(name, 1); // (throws where there is no indexedDB)
     } catch {
       this.dbState = 'unusable'; // storage blocked: pagehide remains the only signal
       return;
@@ -442,14 +448,21 @@ export class Connection {
     this.failAll(reason);
   }
 
-  // What waits on the lock worker fails with `reason` (`unstarted`: it did not start).
+  // What waits on the lock worker fails with `reason` (`unstarted`: it did not start). One
+  // that did not start where this context's database failed to open too had no storage
+  // (third-party storage blocked, a private window's): there is no lock manager to obtain,
+  // a SecurityError (§2.2, §3.2.1 step 4), as natively.
   failAll(reason, unstarted) {
-    if (unstarted) this.unstarted = reason; // (see adopt)
+    let name = 'InvalidStateError';
+    if (unstarted) {
+      if (this.dbState == 'failed') (name = 'SecurityError'), (reason += ': no storage here');
+      this.unstarted = reason; // (see adopt)
+    }
     this.failures = 0;
     if (this.link) this.link.close();
     this.link = null;
     // (`true`: a held lock's handler stays.)
-    for (const handler of [...this.handlers.values()]) handler.error(domException('InvalidStateError', reason), true);
+    for (const handler of [...this.handlers.values()]) handler.error(domException(name, reason), true);
     if (this.handlers.size) return this.awaitWelcome(null);
     clearTimeout(this.retry);
     this.forgetDatabase();

@@ -4,6 +4,7 @@ import { Connection } from './connection.js';
 import { CONNECT } from './couriers.js';
 import { Lock, LockManager, checkManager, newLockManager } from './lock-manager.js';
 import { localConnection } from './local.js';
+import { reachRealms } from './realms.js';
 import { branded } from './webidl.js';
 
 // A v4 UUID; crypto.randomUUID is secure-context only, getRandomValues is not (and Node 18
@@ -33,11 +34,13 @@ function workerLocation(defaults, options) {
 // connection fails now, it stays lazy and request() reports the failure.
 // (The lock worker's URL is resolved once, at the first connection: relative options must
 // not follow the page's history.pushState to another lock worker at a reconnection.)
-function connect(defaults, options) {
+// (`realm`: a same-origin frame or popup the page reached, whose context this client is:
+// js/realms.js.)
+function connect(defaults, options, realm = globalThis) {
   let url;
   const connection = options.local
     ? localConnection(defaults, options, uuid())
-    : new Connection(() => url || (url = workerLocation(defaults, options)), uuid());
+    : new Connection(() => url || (url = workerLocation(defaults, options)), uuid(), realm);
   const start = () => {
     if (!connection.constructor.reachable()) return;
     try {
@@ -50,22 +53,23 @@ function connect(defaults, options) {
   // `unload`: keeps bfcache). Entering the back/forward cache, Chromium may still run tasks
   // of the page after `pagehide`, and none after the `freeze` that follows it (measured):
   // where there is a `freeze` event, the page says goodbye then.
-  if (typeof addEventListener === 'function') {
+  if (typeof realm.addEventListener === 'function') {
     let caching = false; // entering the back/forward cache, not frozen yet
-    const freezes = typeof document === 'object' && 'onfreeze' in document;
-    addEventListener('pagehide', (event) => {
+    const doc = realm.document;
+    const freezes = typeof doc === 'object' && 'onfreeze' in doc;
+    realm.addEventListener('pagehide', (event) => {
       caching = event.persisted;
       if (!caching || !freezes) connection.close(caching);
     });
     if (freezes) {
-      document.addEventListener('freeze', () => {
+      doc.addEventListener('freeze', () => {
         if (caching) connection.close(true);
         caching = false;
       });
     }
     // Restored from the back/forward cache: a client again, connected as at install (still
     // connected if it was never frozen).
-    addEventListener('pageshow', (event) => {
+    realm.addEventListener('pageshow', (event) => {
       caching = false;
       if (event.persisted) {
         connection.suspended = false;
@@ -77,23 +81,23 @@ function connect(defaults, options) {
   return connection;
 }
 
-// A global of the context, as WebIDL defines interface objects: writable, configurable, not
+// A global of the realm, as WebIDL defines interface objects: writable, configurable, not
 // enumerable.
-const defineGlobal = (name, value) =>
-  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true });
+const defineGlobal = (realm, name, value) => Object.defineProperty(realm, name, { value, writable: true, configurable: true });
 
 // Workers created from here ask this context for their link to the lock worker: dedicated
 // ones through their Worker object, shared and service workers through a window (js/
 // couriers.js). A page answers its Workers and SharedWorkers (wrapped: the wrapper listens
 // before the page's own listeners, and hides the request from them, without starting a
 // SharedWorker's port) and its origin's service workers (navigator.serviceWorker's message
-// event, which does not start the client message queue either).
-function adoptWorkers(connection) {
+// event, which does not start the client message queue either). `current()` gives the
+// realm's connection.
+function adoptWorkers(realm, current) {
   // (A dedicated worker says its clientId, as `child`.)
   const answer = (event) => {
     if (event.data && event.data[CONNECT] === 1 && event.ports.length === 1) {
       event.stopImmediatePropagation();
-      connection.adopt(event.ports[0], event.data.child);
+      current().adopt(event.ports[0], event.data.child);
     }
   };
   // Each wrapped by a subclass that adds the listener to each worker it makes, named and
@@ -103,7 +107,7 @@ function adoptWorkers(connection) {
   // enumerable, keeps the native constructor: a second copy of the package wraps it no more,
   // and the lock worker is started with the native SharedWorker.
   for (const name of ['Worker', 'SharedWorker']) {
-    const Native = globalThis[name];
+    const Native = realm[name];
     if (typeof Native === 'function' && !Native[CONNECT]) {
       const Wrapped = class extends Native {
         constructor(...args) {
@@ -114,13 +118,13 @@ function adoptWorkers(connection) {
       for (const [key, value] of [['name', name], ['length', 1], [CONNECT, Native]]) {
         Object.defineProperty(Wrapped, key, { value });
       }
-      defineGlobal(name, Wrapped);
+      defineGlobal(realm, name, Wrapped);
     }
   }
-  if (typeof document === 'undefined') return; // only windows are asked by service workers
+  if (!realm.document) return; // only windows are asked by service workers
   let container;
   try {
-    container = navigator.serviceWorker; // throws in opaque origins
+    container = realm.navigator.serviceWorker; // throws in opaque origins
   } catch {
     return;
   }
@@ -149,34 +153,60 @@ export function makeApi(defaults) {
     // but in a window (no SharedWorker: older Safari and Android) its dedicated workers,
     // whose polyfill asks it for a port, are told there is none.
     if (!options.local && !Connection.reachable()) {
-      if (typeof document === 'object') adoptWorkers(connect(defaults, options));
+      if (typeof document === 'object') {
+        const connection = connect(defaults, options);
+        adoptWorkers(globalThis, () => connection);
+      }
       return (nav && nav.locks) || undefined;
     }
     if (!nav) nav = newNavigator();
     const connection = connect(defaults, options);
     const manager = newLockManager(connection);
-    adoptWorkers(connection);
-    const proto = Object.getPrototypeOf(nav);
-    // A getter named 'get locks', as WebIDL makes it, that refuses receivers other than a
-    // Navigator (or WorkerNavigator): the context's own navigator, or one the prototype's
-    // native userAgent getter accepts: another realm's, whose own lock manager it gives (§3.1:
-    // its relevant settings object's), or one of this realm's (happy-dom's windows share
-    // one Navigator class), this manager. (Without such a getter, only the context's own
-    // passes.)
-    const { get } = Object.getOwnPropertyDescriptor(
-      {
-        get locks() {
-          if (this !== nav && !branded(this, () => proto, 'userAgent')) throw new TypeError('Illegal invocation');
-          return proto.isPrototypeOf(this) ? manager : this.locks;
-        },
-      },
-      'locks',
-    );
-    Object.defineProperty(proto, 'locks', { get, enumerable: true, configurable: true });
-    defineGlobal('LockManager', LockManager);
-    defineGlobal('Lock', Lock);
+    // (Frames and popups the page reaches, with their own: each a client of the lock worker
+    // of its own, for its document, made when first asked for; a window of such a frame
+    // that navigates to another same-origin document is kept for it, js/realms.js.)
+    const installIn = (realm, nav, current) => {
+      adoptWorkers(realm, () => current()[0]);
+      defineLocks(realm, nav, () => current()[1]);
+      if (!options.local && realm.document) {
+        reachRealms(realm, (frame, nav) => {
+          let state;
+          installIn(frame, nav, () => {
+            if (!state || state[2] != frame.document) {
+              const connection = connect(defaults, options, frame);
+              state = [connection, newLockManager(connection), frame.document];
+            }
+            return state;
+          });
+        });
+      }
+    };
+    installIn(globalThis, nav, () => [connection, manager]);
     return manager;
   }
 
   return { install, createLockManager, LockManager, Lock };
+}
+
+// navigator.locks, LockManager and Lock in `realm`; `current()` gives its lock manager.
+function defineLocks(realm, nav, current) {
+  const proto = Object.getPrototypeOf(nav);
+  // A getter named 'get locks', as WebIDL makes it, that refuses receivers other than a
+  // Navigator (or WorkerNavigator): the context's own navigator, or one the prototype's
+  // native userAgent getter accepts: another realm's, whose own lock manager it gives (§3.1:
+  // its relevant settings object's), or one of this realm's (happy-dom's windows share
+  // one Navigator class), this manager. (Without such a getter, only the context's own
+  // passes.)
+  const { get } = Object.getOwnPropertyDescriptor(
+    {
+      get locks() {
+        if (this !== nav && !branded(this, () => proto, 'userAgent')) throw new TypeError('Illegal invocation');
+        return proto.isPrototypeOf(this) ? current() : this.locks;
+      },
+    },
+    'locks',
+  );
+  Object.defineProperty(proto, 'locks', { get, enumerable: true, configurable: true });
+  defineGlobal(realm, 'LockManager', LockManager);
+  defineGlobal(realm, 'Lock', Lock);
 }

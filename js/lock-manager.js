@@ -14,8 +14,10 @@ const illegal = () => new TypeError('Illegal constructor');
 // service's, a manager of this realm only, `hub`, is the package's to give.) Also checked
 // before connecting at install: an opaque origin never connects (its dedicated workers would
 // have it try, and throw, every 2 s).
+// (A frame's connection knows its document: js/realms.js.)
 export function checkManager(connection) {
-  if (typeof document !== 'undefined' && document.defaultView === null) {
+  const doc = (connection && connection.doc) || globalThis.document;
+  if (doc && doc.defaultView === null) {
     throw domException('InvalidStateError', 'The document is not fully active.');
   }
   if (connection && !connection.hub && globalThis.origin === 'null') {
