@@ -176,6 +176,9 @@ await build({
 for (const file of ['index', 'auto', 'local', 'scopes', 'deadlocks', 'web-locks.global', 'web-locks-extras.global', 'web-locks-worker']) {
   const path = `dist/${file}.js`;
   const module = !file.includes('.global') && file !== 'web-locks-worker';
-  const { code } = await minify(await readFile(path, 'utf8'), { module, ecma: 2018, compress: { passes: 3 }, mangle: true });
+  // (The worker's script is a realm of its own: its top-level names, wasm-bindgen's
+  // included, are no one else's and are minified too.)
+  const toplevel = file === 'web-locks-worker';
+  const { code } = await minify(await readFile(path, 'utf8'), { module, toplevel, ecma: 2018, compress: { passes: 3 }, mangle: true });
   await writeFile(path, code);
 }
