@@ -87,11 +87,14 @@ export async function newSession(env, impl) {
   const context = await env.browser.newContext();
   if (impl === 'polyfill') await context.addInitScript(hideNative);
   const errors = [];
+  const pages = [];
   return {
     context,
     errors,
+    pages,
     async page(path = '/tests/e2e/page.html') {
       const page = await context.newPage();
+      pages.push(page);
       page.on('pageerror', (e) => errors.push(String(e)));
       await page.goto(`${env.origin}${path}${path.includes('?') ? '&' : '?'}impl=${impl}`);
       await page.waitForFunction(() => window.T && window.T.ready);

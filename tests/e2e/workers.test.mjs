@@ -3,7 +3,7 @@
 // them when they end, keep them (and their link to the lock worker) when the page that
 // carried their port goes away; a SharedWorker's own dedicated worker; a service worker with
 // no window open. Native is the reference wherever it has the behaviour.
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { BROWSER, CHROMIUM_ARGS, IMPLS, freshSessions, hold, launch, needsCdp, query, spawnChromium, until, where } from './browser.mjs';
@@ -35,6 +35,15 @@ for (const impl of IMPLS) {
     after(async () => {
       assert.deepEqual(sessions.current.errors, [], 'no uncaught page errors');
       await sessions.close();
+    });
+    // No message of the polyfill's reaches a user's handler: T.log has what the pages'
+    // handlers of their workers, SharedWorkers' ports and service workers heard. (Pages
+    // closed by the test are passed over.)
+    afterEach(async () => {
+      for (const page of sessions.current.pages) {
+        const heard = await page.evaluate(() => T.log.filter((e) => e && typeof e === 'object' && '__webLocksPolyfillConnect' in e).length).catch(() => 0);
+        assert.equal(heard, 0, "a handler heard the polyfill's request for a link");
+      }
     });
     const ready = `shared-ready:${impl === 'polyfill' ? 'object' : 'undefined'}`;
 
