@@ -178,7 +178,7 @@ export function makeApi(defaults) {
             }
             return state;
           });
-        });
+        }, options.force);
       }
     };
     installIn(globalThis, nav, () => [connection, manager]);

@@ -3,15 +3,20 @@
 // polyfill of their own: this one is installed in each when script first reaches it, through
 // a frame's `contentWindow` or `contentDocument`, or `open()`'s result (not `frames[i]`:
 // docs/lifecycle.md "Known limits"). Windows of another origin, and those that have a
-// navigator.locks already (native, or a polyfill's), are left alone.
+// navigator.locks already (native, or a polyfill's) unless the page's was installed over
+// native (`force`), are left alone.
+
+// (Installed over native ones too where the page's was (`force`): a frame must not use
+// another lock manager than its page. Once per window: its navigator.)
+const reached = new WeakSet();
 
 // `install(window, navigator)` for each window `realm`'s script reaches.
-export function reachRealms(realm, install) {
+export function reachRealms(realm, install, force) {
   const reach = (value) => {
     try {
       const frame = value.defaultView || value; // (a document's window)
       const nav = frame.navigator; // (throws for another origin's)
-      if (frame != realm && !('locks' in nav)) install(frame, nav);
+      if (frame != realm && !reached.has(nav) && (force || !('locks' in nav))) reached.add(nav), install(frame, nav);
     } catch {}
     return value;
   };

@@ -236,3 +236,26 @@ describe(`${where}a third-party frame (storage of another site): request() and q
     assert.deepEqual(outcomes.polyfill, { request, query: request });
   });
 });
+
+// install({ force: true }) over a native API (a secure page): the frames the page reaches get
+// the polyfill too, over their native one, or they would hold locks of another lock manager.
+describe(`${where}polyfill forced over native: the page's frames use it too`, () => {
+  it('an about:blank iframe’s lock excludes the page’s, and is released when it is removed', async () => {
+    const context = await env.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${env.origin}/tests/e2e/page.html?impl=bare`);
+    await page.evaluate(helpers);
+    const found = await page.evaluate(async () => {
+      (await import('/dist/index.js')).install({ force: true });
+      const frame = R.frame();
+      const win = frame.contentWindow;
+      const polyfilled = !win.Object.getOwnPropertyDescriptor(win.Navigator.prototype, 'locks').get.toString().includes('[native code]');
+      await R.hold(win, 'forced');
+      const held = await R.tryIn(window, 'forced');
+      const waited = await R.waitFor('forced', () => frame.remove());
+      return { polyfilled, held, waited };
+    });
+    await context.close();
+    assert.deepEqual({ ...found, waited: found.waited < 1000 }, { polyfilled: true, held: 'taken', waited: true });
+  });
+});
