@@ -241,8 +241,9 @@ async function webkitContext(display, bfcache) {
     proxy.close();
     throw e;
   }
-  // Which window and frame the session is switched to.
-  const current = { handle: await session.send('GET', '/window'), frame: null };
+  // Which window and frame the session is switched to; the window that stays.
+  const anchor = await session.send('GET', '/window');
+  const current = { handle: anchor, frame: null };
   const switchTo = async (handle, frame = null) => {
     if (current.handle !== handle) {
       await session.send('POST', '/window', { handle });
@@ -255,7 +256,8 @@ async function webkitContext(display, bfcache) {
   };
   const context = {
     async newPage() {
-      const { handle } = await session.run(() => session.send('POST', '/window/new', { type: 'window' }));
+      // (From a window that is open: the current one may have been closed.)
+      const { handle } = await session.run(async () => (await switchTo(anchor), session.send('POST', '/window/new', { type: 'window' })));
       return webkitPage(context, session, switchTo, current, handle);
     },
     async addInitScript(fn, arg) {
