@@ -396,13 +396,15 @@ function webkitFrame(page, session, switchTo, handle, frame) {
   return {
     evaluate: (fn, arg) => settle(command('evaluate', call(fn, arg), 0)),
     // (Polling every `polling` ms, or 16 for 'raf'; `timeout` 0 is none, as in Playwright.)
-    // A navigation meanwhile: polled again in the new document.
+    // A navigation meanwhile: polled again in the new document. Resolves to a handle of the
+    // predicate's value (as JSON only: jsonValue()).
     async waitForFunction(fn, arg, { timeout = 30_000, polling = 16 } = {}) {
       const deadline = Date.now() + (timeout || 2 ** 31);
       const every = typeof polling === 'number' ? polling : 16;
       for (;;) {
         try {
-          return await settle(command('poll', call(fn, arg), 0, every, Math.max(0, deadline - Date.now())));
+          const value = await settle(command('poll', call(fn, arg), 0, every, Math.max(0, deadline - Date.now())));
+          return { jsonValue: async () => value, dispose: async () => {} };
         } catch (e) {
           if (!e.message.startsWith('Execution context was destroyed') || Date.now() > deadline) throw e;
         }
