@@ -283,8 +283,10 @@ async function webkitContext(display, bfcache) {
 // In the page: runs `run` (a function of no arguments) and answers at once, or within `slice`
 // ms, with its result; a promise that takes longer is kept, and 'wait' asks for it again.
 // `poll` instead: `run` is a predicate, called every `polling` ms until it returns something
-// truthy (or a promise of it), for `timeout` ms at most. Values go back encoded (JSON plus undefined, NaN, ±Infinity,
-// -0, bigints and errors), with the errors the collector holds.
+// truthy (or a promise of it), for `timeout` ms at most. Values go back encoded (JSON plus
+// undefined, NaN, ±Infinity, -0, bigints and errors), with the errors the collector holds.
+// (`run` is called in a microtask: a timer of 0 ms it sets would otherwise run before
+// WebKit's driver answers, which then waits for it, unlike Playwright's evaluate().)
 function inPage(op, run, id, slice, polling, timeout) {
   const state =
     window.__webkitE2E ||
@@ -310,36 +312,35 @@ function inPage(op, run, id, slice, polling, timeout) {
       if (!result.pending) delete state.pending[id];
       return answer(result);
     });
-  if (op === 'wait') {
-    if (!state.pending[id]) return answer({ lost: true }); // another document now
+  const poll = () =>
+    new Promise((ok) => {
+      const end = Date.now() + timeout;
+      const check = async () => {
+        try {
+          const v = await run();
+          if (v) return ok({ value: encode(v) });
+        } catch (e) {
+          return ok(failure(e));
+        }
+        if (Date.now() > end) return ok({ thrown: `TimeoutError: waitForFunction: timeout ${timeout} ms exceeded` });
+        setTimeout(check, polling);
+      };
+      check();
+    });
+  const start = () => {
+    if (op === 'wait') return state.pending[id] ? within(state.pending[id]) : answer({ lost: true }); // (another document now)
+    let value;
+    try {
+      value = op === 'poll' ? poll() : run();
+    } catch (e) {
+      return answer(failure(e));
+    }
+    if (op === 'evaluate' && !(value && typeof value.then === 'function')) return answer({ value: encode(value) });
+    id = ++state.next;
+    state.pending[id] = op === 'poll' ? value : Promise.resolve(value).then((v) => ({ value: encode(v) }), failure);
     return within(state.pending[id]);
-  }
-  let value;
-  try {
-    value = op === 'poll' ? undefined : run();
-  } catch (e) {
-    return answer(failure(e));
-  }
-  if (op === 'evaluate' && !(value && typeof value.then === 'function')) return answer({ value: encode(value) });
-  id = ++state.next;
-  state.pending[id] =
-    op === 'poll'
-      ? new Promise((ok) => {
-            const end = Date.now() + timeout;
-          const check = async () => {
-            try {
-              const v = await run();
-              if (v) return ok({ value: encode(v) });
-            } catch (e) {
-              return ok(failure(e));
-            }
-            if (Date.now() > end) return ok({ thrown: `TimeoutError: waitForFunction: timeout ${timeout} ms exceeded` });
-            setTimeout(check, polling);
-          };
-          check();
-        })
-      : Promise.resolve(value).then((v) => ({ value: encode(v) }), failure);
-  return within(state.pending[id]);
+  };
+  return Promise.resolve().then(start);
 }
 
 // `arg` as a JavaScript literal: JSON, and undefined (in arrays and objects too, as
