@@ -24,7 +24,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 
-const MINIBROWSER = process.env.MINIBROWSER || '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+// (Debian's, GTK 3 build: package libwebkit2gtk-4.1-0; the driver: webkit2gtk-driver.)
+const MULTIARCH = { x64: 'x86_64-linux-gnu', arm64: 'aarch64-linux-gnu' }[process.arch] || `${process.arch}-linux-gnu`;
+const MINIBROWSER = process.env.MINIBROWSER || `/usr/lib/${MULTIARCH}/webkit2gtk-4.1/MiniBrowser`;
 const DRIVER = process.env.WEBKIT_DRIVER || '/usr/bin/WebKitWebDriver';
 const INIT_PATH = '/__webkit_e2e_init__.js';
 const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
