@@ -36,11 +36,19 @@ const SLICE = 100;
 
 let versionPrinted = false;
 
-// Every Xvfb and driver still running, ended if the test process exits without closing them
-// (a driver's end ends its MiniBrowser).
+// Every Xvfb and driver still running, ended if the test process exits (or is interrupted)
+// without closing them (a driver's end ends its MiniBrowser).
 const children = new Set();
-process.on('exit', () => children.forEach((child) => child.kill()));
+const killChildren = () => children.forEach((child) => child.kill());
+let watching = false;
 function start(command, args, options) {
+  if (!watching) {
+    watching = true;
+    process.once('exit', killChildren);
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.once(signal, () => (killChildren(), process.kill(process.pid, signal)));
+    }
+  }
   const child = spawn(command, args, options);
   children.add(child);
   const exited = once(child, 'exit').finally(() => children.delete(child));
@@ -150,8 +158,9 @@ async function startSession(display, args) {
         queue = result.catch(() => {});
         return result;
       },
+      // (After the commands queued, or 5 s: a command that never ends holds nothing up.)
       async close() {
-        await queue;
+        await Promise.race([queue, new Promise((r) => setTimeout(r, 5000))]);
         await send('DELETE', `/session/${sessionId}`).catch(() => {});
         await kill();
       },
@@ -272,8 +281,9 @@ async function webkitContext(display, bfcache) {
     close() {
       context.closed ||= (async () => {
         await session.close();
-        await new Promise((ok) => proxy.close(ok));
+        const closed = new Promise((ok) => proxy.close(ok));
         proxy.closeAllConnections();
+        await closed;
         context.onClose?.();
       })();
       return context.closed;
@@ -430,7 +440,6 @@ function webkitPage(context, session, switchTo, current, handle) {
     context: () => context,
     goto: (url) => session.run(async () => (await switchTo(handle), session.send('POST', '/url', { url }))).then(() => null),
     // Playwright's 'commit' (no load event after a page cache restore): the history
-    // traversal itself, without waiting for the page.
     // traversal itself, until a command runs in another document than the one left.
     async goBack({ waitUntil } = {}) {
       if (waitUntil !== 'commit') {
