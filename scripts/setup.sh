@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One idempotent setup for a fresh machine: wasm32 target, Debian's rustc-web for the shipped
 # module, wasm-bindgen-cli matching Cargo.lock, wasm-pack, Chromium + chromedriver and Firefox
-# ESR (when not present), npm packages.
+# ESR and WebKitGTK's driver with Xvfb (when not present), npm packages.
 # Every step is skipped when what it installs is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,12 +56,17 @@ else log "installing wasm-bindgen-cli $want"; cargo install -q wasm-bindgen-cli 
 if command -v wasm-pack >/dev/null; then log "wasm-pack present"
 else log "installing wasm-pack"; cargo install -q wasm-pack --locked; fi
 
-# 4. Browsers for the tests (Debian's; never a downloaded one): Chromium and its driver, and
-# Firefox ESR for the second browser's end-to-end run (driven over WebDriver BiDi).
+# 4. Browsers for the tests (Debian's; never a downloaded one): Chromium and its driver,
+# Firefox ESR for the second browser's end-to-end run (driven over WebDriver BiDi), and
+# WebKitGTK's WebKitWebDriver for the third (its MiniBrowser, which has no headless mode,
+# runs under Xvfb).
 if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then log "chromium present"
 else log "installing chromium"; apt_install chromium chromium-driver; fi
 if command -v firefox-esr >/dev/null; then log "firefox-esr present"
 else log "installing firefox-esr"; apt_install firefox-esr; fi
+if command -v WebKitWebDriver >/dev/null && command -v Xvfb >/dev/null && command -v xauth >/dev/null; then log "webkit2gtk-driver and xvfb present"
+else log "installing webkit2gtk-driver, xvfb"; apt_install webkit2gtk-driver xvfb xauth; fi
+ls /usr/lib/*/webkit2gtk-4.1/MiniBrowser >/dev/null 2>&1 || { echo "setup: no MiniBrowser in /usr/lib/*/webkit2gtk-4.1/" >&2; exit 1; }
 
 # 5. npm packages (playwright-core, esbuild, ...), exactly as locked.
 if [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then log "npm packages present"

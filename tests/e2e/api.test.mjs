@@ -1,7 +1,7 @@
 // The API's shape and argument handling, native (the reference) and polyfill alike.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, launch, newSession, where } from './browser.mjs';
+import { BROWSER, IMPLS, launch, newSession, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -78,6 +78,15 @@ const EXPECTED = {
   'request with wrong this': 'rejected:TypeError:TypeError',
 };
 
+// Where the reference itself departs from the spec: the case is skipped for native there,
+// saying so (the polyfill is still held to the spec).
+const NATIVE_DEPARTS = {
+  webkit: {
+    // (Spec since w3c/web-locks#86, and WPT web-locks/signal.https.any.js: the abort reason.)
+    'aborted signal': "webkit: native rejects with an AbortError DOMException, not the signal's reason",
+  },
+}[BROWSER] || {};
+
 for (const impl of IMPLS) {
   describe(`${where}${impl}: API`, () => {
     let session;
@@ -92,7 +101,7 @@ for (const impl of IMPLS) {
     });
 
     for (const [name, code] of Object.entries(CASES)) {
-      it(`request(): ${name}`, async () => {
+      it(`request(): ${name}`, { skip: impl === 'native' && NATIVE_DEPARTS[name] }, async () => {
         assert.equal(await settle(page, code), EXPECTED[name]);
       });
     }

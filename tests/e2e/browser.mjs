@@ -1,6 +1,7 @@
 // Shared by the end-to-end tests and the benchmark: Debian's Chromium via playwright-core
 // (or, with E2E_BROWSER=firefox, Debian's Firefox ESR via puppeteer-core over WebDriver
-// BiDi, behind the same Playwright-shaped interface), a static server, and pages that use
+// BiDi; with E2E_BROWSER=webkit, Debian's WebKitGTK over WebDriver classic (webkit.mjs);
+// each behind the same Playwright-shaped interface), a static server, and pages that use
 // either the native API or the polyfill.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -8,12 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
+import { launchWebKit } from './webkit.mjs';
 
 export const IMPLS = ['native', 'polyfill'];
 
-// The browser the suites run in: 'chromium' (default) or 'firefox'.
+// The browser the suites run in: 'chromium' (default), 'firefox' or 'webkit'.
 export const BROWSER = process.env.E2E_BROWSER || 'chromium';
-if (!['chromium', 'firefox'].includes(BROWSER)) throw new Error(`E2E_BROWSER=${BROWSER}: chromium or firefox`);
+if (!['chromium', 'firefox', 'webkit'].includes(BROWSER)) throw new Error(`E2E_BROWSER=${BROWSER}: chromium, firefox or webkit`);
 // Chromium's DevTools protocol: crashing a renderer, stopping a service worker. A test that
 // needs it says `{ skip: needsCdp }`: skipped elsewhere, with the reason.
 export const needsCdp = BROWSER !== 'chromium' && `${BROWSER}: needs Chromium's DevTools protocol (renderer crash, service worker stop)`;
@@ -56,11 +58,14 @@ export async function launch({ bfcache = false } = {}) {
   // (Firefox keeps no page served with `no-store` in its back/forward cache.)
   const server = await serve(0, { store: bfcache && BROWSER === 'firefox' });
   const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = BROWSER === 'firefox' ? await launchFirefox() : await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: CHROMIUM_ARGS,
-    ignoreDefaultArgs: bfcache ? ['--disable-back-forward-cache'] : [],
-  });
+  const browser =
+    BROWSER === 'firefox' ? await launchFirefox()
+    : BROWSER === 'webkit' ? await launchWebKit({ bfcache })
+    : await chromium.launch({
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      args: CHROMIUM_ARGS,
+      ignoreDefaultArgs: bfcache ? ['--disable-back-forward-cache'] : [],
+    });
   return {
     origin,
     insecureOrigin: origin.replace('127.0.0.1', 'insecure.test'),

@@ -158,9 +158,14 @@ for (const impl of IMPLS) {
       // clients watch) is deleted by the next lock worker, which finds it closed (one
       // database per worker's life piled up in the origin before).
       it("a lock worker's lifeline is deleted by the next one, once the origin's last tab has closed", async () => {
+        // (WebKit 2.50 with ephemeral storage goes on listing a deleted database, with version
+        // 0, which no database has: opening it then upgrades from 0. Not counted.)
         const lifelines = (page) =>
           page.evaluate(async () =>
-            (await indexedDB.databases()).map((d) => d.name).filter((name) => name.startsWith('web-locks-worker-')),
+            (await indexedDB.databases())
+              .filter((d) => d.version > 0)
+              .map((d) => d.name)
+              .filter((name) => name.startsWith('web-locks-worker-')),
           );
         const poll = async (page, done) => {
           for (let i = 0; i < 50; i++) {
