@@ -62,7 +62,7 @@ step "end to end in WebKitGTK's MiniBrowser (WebDriver classic): the behavioural
 E2E_BROWSER=webkit node --test --test-timeout=300000 --test-concurrency=1 \
   tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs \
   tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs \
-  tests/e2e/hosts.test.mjs
+  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs
 
 # The build on the precompiled libraries (docs/contributing.md): any toolchain with the
 # wasm32 target, no rebuilt core. Its module, larger, passes the lock suites and meets the
