@@ -243,7 +243,9 @@ async function webkitContext(display, bfcache) {
   const source = () =>
     scripts.map(([fn, arg]) => `(${fn})(${literal(arg)});\n`).join('');
   const proxy = await startProxy(source);
-  const args = [`--proxy=http://127.0.0.1:${proxy.address().port}`];
+  // (Popups without a user's gesture, as Playwright's Chromium allows them: a MiniBrowser
+  // option of WebKitSettings.)
+  const args = [`--proxy=http://127.0.0.1:${proxy.address().port}`, '--javascript-can-open-windows-automatically=true'];
   if (!bfcache) args.push('--enable-page-cache=false');
   let session;
   try {
