@@ -367,6 +367,13 @@ export class Connection {
     }
     // (A request's handler forgets itself; a query's stays, sent again when restored.)
     if (persisted) for (const handler of [...this.handlers.values()]) handler.lost();
+    // Entering the cache at `pagehide` (`persisted` 2: no `freeze` event, WebKit and
+    // Firefox), its database closes a moment later: WebKit's lock worker saw its end before
+    // the goodbye, and dropped the goodbye with the dedicated workers it names (measured).
+    // (At a `freeze`, Chromium's, at once: a frozen page whose database blocks the lock
+    // worker's watch is evicted.)
+    const db = this.database;
+    if (persisted > 1) (this.database = null), setTimeout(() => db && db.close(), 500);
     this.forgetDatabase();
   }
 

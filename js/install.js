@@ -59,7 +59,7 @@ function connect(defaults, options, realm = globalThis) {
     const freezes = typeof doc === 'object' && 'onfreeze' in doc;
     realm.addEventListener('pagehide', (event) => {
       caching = event.persisted;
-      if (!caching || !freezes) connection.close(caching);
+      if (!caching || !freezes) connection.close(caching && 2);
     });
     if (freezes) {
       doc.addEventListener('freeze', () => {

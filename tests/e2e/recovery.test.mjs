@@ -448,13 +448,11 @@ describe(`${where}polyfill: recovery`, () => {
   // their locks are released with the page's, and once restored they connect again and are
   // served. Their requests reject (AbortError): b held those locks and gave them back while
   // the page was cached (reclaimed, they came back to the workers unnoticed).
-  // (WebKit 2.50 caches such a page, its workers suspended, but the lock worker sees the
-  // page's database end (closed at its pagehide, just after the goodbye is posted) before
-  // the goodbye: it ends the page as dead and closes its port, which drops the goodbye and
-  // the workers it names; theirs stay held while the page is cached. Measured: with the
-  // page's database closed 500 ms later, they were released. A product bug: a todo there.)
-  const workersDropped = BROWSER === 'webkit' && "webkit: the page's database end overtakes its goodbye, which named its workers";
-  it("bfcache: a dedicated worker's lock is released when its page enters the cache, and its own worker's", { todo: workersDropped }, async () => {
+  // (WebKit 2.50 caches such a page, its workers suspended. Its lock worker saw the page's
+  // database end before the goodbye, when the page closed it at once, and dropped the
+  // goodbye with the workers it names: the page closes it 500 ms later there, js/
+  // connection.js close().)
+  it("bfcache: a dedicated worker's lock is released when its page enters the cache, and its own worker's", async () => {
     const cached = await launch({ bfcache: true });
     try {
       const session = await newSession(cached, 'polyfill');
