@@ -304,7 +304,11 @@ describe(`${where}polyfill: recovery`, () => {
     const [page] = await fresh(1);
     const outcomes = await page.evaluate(async () => {
       const { createLockManager } = await import('/dist/index.js');
-      // (Another wasm URL is another lock worker: the page's own keeps serving.)
+      // (Another wasm URL is another lock worker: the page's own keeps serving. It serves
+      // before the other starts: on a fresh origin, the first lock worker to reach
+      // IndexedDB is elected, and one whose wasm then fails serves no one until its lifeline
+      // ends, its contexts' requests rejecting meanwhile; seen once in a clean-clone run.)
+      await navigator.locks.query();
       const outcome = (manager) =>
         manager.request('w', () => 'ran').then((v) => `resolved:${v}`, (e) => `${e.name}:${e.message}`);
       const failing = createLockManager({ wasmUrl: '/missing.wasm' });
