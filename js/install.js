@@ -172,9 +172,10 @@ export function makeApi(defaults) {
         reachRealms(realm, (frame, nav) => {
           let state;
           installIn(frame, nav, () => {
-            if (!state || state[2] != frame.document) {
+            // (A connection knows the document it was made for.)
+            if (!state || state[0].doc != frame.document) {
               const connection = connect(defaults, options, frame);
-              state = [connection, newLockManager(connection), frame.document];
+              state = [connection, newLockManager(connection)];
             }
             return state;
           });
