@@ -7,10 +7,12 @@
 // own database the same way, and when the worker dies it starts a new one and re-declares
 // what it holds and waits for.
 
+import { broadcastLink } from './broadcast-link.js';
 import { CONNECT, inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
 import { recordedUrl } from './election.js';
 import { domException } from './errors.js';
-import { OLDEST, SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from './link-settings.js';
+import { BROADCAST, OLDEST, SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from './link-settings.js';
+import { hostPort } from './tab-host.js';
 
 // A lifeline found missing (watchWorker).
 let missing;
@@ -60,9 +62,18 @@ export class Connection {
     this.dedicated = new Set();
   }
 
-  // Whether this context can reach a lock worker at all (so connecting early is worthwhile).
+  // Whether this context can reach a lock worker at all (so connecting early is worthwhile):
+  // a window without SharedWorker hosts one in a dedicated worker (js/tab-host.js), which
+  // the origin's other contexts reach over BroadcastChannel, and which needs IndexedDB to
+  // elect one per origin.
   static reachable() {
-    return typeof SharedWorker === 'function' || inDedicatedWorker() || inSharedWorker() || inServiceWorker();
+    return (
+      typeof SharedWorker === 'function' ||
+      inDedicatedWorker() ||
+      inSharedWorker() ||
+      inServiceWorker() ||
+      (typeof Worker == 'function' && typeof BroadcastChannel == 'function' && typeof indexedDB == 'object')
+    );
   }
 
   // A fresh request id (below 2^32, never 0, not in use by a live request).
@@ -153,6 +164,9 @@ export class Connection {
     const dedicated = inDedicatedWorker();
     // (The page's wrapper of SharedWorker keeps the native constructor: see install.js.)
     const SharedWorker = globalThis.SharedWorker && (globalThis.SharedWorker[CONNECT] || globalThis.SharedWorker);
+    // Sent to a lock worker it cannot construct (a tab's, or any where SharedWorker is
+    // missing): over BroadcastChannel.
+    if (this.target && (this.target == BROADCAST || typeof SharedWorker != 'function')) return broadcastLink();
     if (typeof SharedWorker === 'function') {
       let url = this.target;
       try {
@@ -201,6 +215,11 @@ export class Connection {
       });
       return port;
     }
+    // A window without SharedWorker: its tab's lock worker.
+    if (Connection.reachable()) {
+      const port = hostPort(this.urlOfWorker(), () => this.fail('the lock worker failed to start', port));
+      return port;
+    }
     throw domException(
       'NotSupportedError',
       'web-locks polyfill: no lock worker here; for this realm only, use createLockManager({ local: true })',
@@ -225,7 +244,10 @@ export class Connection {
     try {
       if (unstarted) throw unstarted;
       if (child) this.dedicated.add(child);
-      this.post({ type: 'adopt' }, [port]);
+      this.open();
+      // (No port goes over BroadcastChannel: the worker goes to the serving one itself.)
+      if (this.link && this.link.p) port.postMessage({ v: VERSION, type: 'redirect', url: BROADCAST });
+      else this.post({ type: 'adopt' }, [port]);
     } catch (error) {
       port.postMessage({ v: VERSION, type: 'fatal', message: '' + error });
     }

@@ -5,6 +5,7 @@ import { CONNECT } from './couriers.js';
 import { Lock, LockManager, checkManager, newLockManager } from './lock-manager.js';
 import { localConnection } from './local.js';
 import { reachRealms } from './realms.js';
+import { hosting } from './tab-host.js';
 import { branded } from './webidl.js';
 
 // A v4 UUID; crypto.randomUUID is secure-context only, getRandomValues is not (and Node 18
@@ -61,10 +62,18 @@ function connect(defaults, options, realm = globalThis) {
       caching = event.persisted;
       if (!caching || !freezes) connection.close(caching && 2);
     });
+    // A tab whose lock worker serves the origin (where SharedWorker is missing: js/tab-host.js)
+    // ends it as it freezes, and says goodbye too: its contexts could not re-declare to the
+    // next serving worker, which would wait for them (src/service/tabs.rs). What they held
+    // or waited for is lost, as entering the cache; they connect again when resumed.
+    let resumes = false;
     if (freezes) {
       doc.addEventListener('freeze', () => {
-        if (caching) connection.close(true);
+        if (caching || hosting) connection.close(true), (resumes = !caching);
         caching = false;
+      });
+      doc.addEventListener('resume', () => {
+        if (resumes) (connection.suspended = resumes = false), start();
       });
     }
     // Restored from the back/forward cache: a client again, connected as at install (still
@@ -154,6 +163,7 @@ export function makeApi(defaults) {
     // whose polyfill asks it for a port, are told there is none.
     if (!options.local && !Connection.reachable()) {
       if (typeof document === 'object') {
+        console.warn('web-locks polyfill: not installed: no SharedWorker, and no BroadcastChannel or IndexedDB to do without it');
         const connection = connect(defaults, options);
         adoptWorkers(globalThis, () => connection);
       }

@@ -24,3 +24,8 @@ export const WELCOME_MAX_MS = 2000;
 // the next 8 s; constructed 50 ms or 300 ms later, 8 of 8 answered). As long as the first
 // wait for a welcome: a context holding a lock still tries a new port every second (fail).
 export const SETTLE_MS = WELCOME_MS;
+// The URL a lock worker hosted by a tab (a dedicated worker, where SharedWorker is missing:
+// js/tab-host.js) records as its own: no SharedWorker can be constructed with it (an older
+// build, told to, fails loudly rather than serving apart); a context sent there reaches it
+// over BroadcastChannel (js/broadcast-link.js). Part of the protocol (docs/protocol.md).
+export const BROADCAST = 'about:blank#' + WORKER_NAME;

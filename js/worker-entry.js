@@ -12,6 +12,7 @@
 // lock workers watch it to notice its death), asked for before the claim's record can be
 // written: whoever reads the record and then watches the lifeline finds it open.
 import { ELECTION } from './election.js';
+import { BROADCAST, WORKER_NAME } from './link-settings.js';
 
 (() => {
   // User Timing marks of the worker's start (the benchmark's cold-start breakdown reads them
@@ -31,6 +32,12 @@ import { ELECTION } from './election.js';
     if (retry) load((retry = 0));
   };
   addEventListener('connect', keep);
+  // Where SharedWorker is missing, a tab's dedicated worker (js/tab-host.js): its page hands
+  // it ports, connected as a SharedWorker's are, and says whether it is hidden.
+  const tab = !('onconnect' in self);
+  let hidden;
+  const connect = (port) => dispatchEvent(new MessageEvent('connect', { ports: [port] }));
+  if (tab) onmessage = (event) => (event.ports[0] ? connect(event.ports[0]) : early ? (hidden = event.data) : wasm_bindgen.hidden(event.data));
   const factory = self.indexedDB;
   // The URL its contexts construct it with (their glue puts it in the worker's name: see
   // js/connection.js; a redirect of the script's request changes `location`, not that).
@@ -59,7 +66,43 @@ import { ELECTION } from './election.js';
       leader = leader || me;
       return [leader.epoch, leader.url, leader.lifeline, ...names];
     });
-  wasm_bindgen.claim = (over) => claim(over).then(wasm_bindgen.claimed);
+  wasm_bindgen.claim = (over) => claim(over).then((answer) => wasm_bindgen.claimed(lead(answer)));
+  // Once it serves, the contexts that cannot construct it reach it over BroadcastChannel
+  // (js/broadcast-link.js): a hello on the channel WORKER_NAME names the context's own
+  // channel, which is bridged to a port of its own here. (Its page is told: js/tab-host.js.)
+  let rendezvous;
+  const lead = (answer) => {
+    if (answer[0] == me.epoch && !rendezvous) {
+      if (tab) postMessage(1);
+      rendezvous = new BroadcastChannel(WORKER_NAME);
+      rendezvous.onmessage = ({ data }) => {
+        if (typeof data.p != 'string') return console.error('web-locks worker: refused: no channel named', data);
+        const channel = new BroadcastChannel(data.p);
+        const { port1, port2 } = new MessageChannel();
+        channel.onmessage = ({ data }) => {
+          port1.postMessage(data);
+          if (data.type == 'goodbye') channel.close();
+        };
+        // (Closed after the last message the service sends it, or its goodbye.)
+        port1.onmessage = ({ data }) => {
+          channel.postMessage(data);
+          if (data.type == 'evicted' || data.type == 'redirect') channel.close();
+        };
+        channel.postMessage(0);
+        port1.postMessage(data);
+        connect(port2);
+      };
+    }
+    return answer;
+  };
+  // The lock workers' own channel (src/service/tabs.rs): a hidden tab's serving worker asks
+  // for a visible one (1), which answers (2), and it resigns: it ends (its page is told).
+  const signals = new BroadcastChannel(WORKER_NAME + ' tabs');
+  wasm_bindgen.tabs = (signal) => signals.postMessage(signal);
+  wasm_bindgen.resign = () => {
+    if (tab) postMessage(0);
+    close();
+  };
   // (A worker that creates the record's database records itself as it does: none can be
   // recorded before, and it serves without another transaction: a fresh origin's cold
   // start.)
@@ -111,7 +154,7 @@ import { ELECTION } from './election.js';
   const load = () => {
     const epoch = Math.random().toString(36).slice(2); // (about 52 random bits)
     const lifeline = 'web-locks-worker-' + epoch;
-    me = { epoch, url, lifeline };
+    me = { epoch, url: tab ? BROADCAST : url, lifeline };
     // (No IndexedDB, or an open that fails, e.g. private browsing in older Firefox: clients
     // are welcomed without a lifeline.)
     // (The claim's database is asked for first, the lifeline right after: before the
@@ -127,8 +170,10 @@ import { ELECTION } from './election.js';
       ([, answer]) => {
         removeEventListener('connect', keep);
         performance.mark('web-locks serving');
-        wasm_bindgen.serve(early, epoch, answer);
+        wasm_bindgen.serve(early, epoch, lead(answer));
         early = null;
+        signals.onmessage = (event) => wasm_bindgen.signal(event.data);
+        if (hidden) wasm_bindgen.hidden(hidden);
         opened.then((db) => wasm_bindgen.lifeline_open(db && (wasm_bindgen.lifeline = db) && lifeline));
       },
       (error) => {

@@ -106,7 +106,7 @@ const glue = minifiedNames(
 // wrapper's shape changed.
 function only(used, glue) {
   if (!used.includes('bytes')) glue = glue.replace(FROM_BYTES, '\n        {');
-  for (const name of ['serve', 'lifeline_open', 'claimed', 'serve_local']) {
+  for (const name of ['serve', 'lifeline_open', 'claimed', 'hidden', 'signal', 'serve_local']) {
     if (used.includes(name)) continue;
     const wrapper = new RegExp(`\\n    function ${name}\\([^]*?\\n    }\\n    exports\\.${name} = ${name};\\n`);
     if (!wrapper.test(glue)) throw new Error(`bundle: the glue's ${name}() changed shape: update only()`);
@@ -118,7 +118,7 @@ function only(used, glue) {
 // The worker: wasm-bindgen's classic glue + our entry (bundled: it shares js/election.js with
 // the pages), one classic script.
 const entry = await build({ entryPoints: ['js/worker-entry.js'], bundle: true, format: 'iife', write: false, logLevel: 'warning' });
-const worker = await transform(only(['serve', 'lifeline_open', 'claimed'], glue) + '\n' + entry.outputFiles[0].text, {
+const worker = await transform(only(['serve', 'lifeline_open', 'claimed', 'hidden', 'signal'], glue) + '\n' + entry.outputFiles[0].text, {
   minify: true,
   target: TARGETS,
   legalComments: 'none',

@@ -8,9 +8,9 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 
 // What one page downloads, worker and wasm included (both are shared by all tabs and cached):
-// at most 27,000 bytes gzip (zlib level 9), the project's budget (raised from 25,600 for one
+// at most 29,000 bytes gzip (zlib level 9), the project's budget (raised from 27,000 for the tab-hosted service; from 25,600 for one
 // lock manager per origin and every realm of it).
-const PAGE_BUDGET = 27_000;
+const PAGE_BUDGET = 29_000;
 const PAGES = {
   'ESM page (`index.js` or `auto.js`)': ['index.js', 'web-locks-worker.js', 'web_locks_bg.wasm'],
   'classic-script page (`web-locks.global.js`)': ['web-locks.global.js', 'web-locks-worker.js', 'web_locks_bg.wasm'],

@@ -23,7 +23,7 @@
 
 use crate::prelude::*;
 
-use super::{Output, PortId, Recovery, Service, Text};
+use super::{Output, PortId, Recovery, Service, Text, Timer, HIDDEN_CLAIM_MS};
 use crate::protocol::{ClientMessage, WorkerMessage};
 
 /// A serving worker as the record names it.
@@ -43,6 +43,8 @@ pub(super) enum Role {
     Leading,
     /// Another worker serves: every port is sent there.
     Following(Leader),
+    /// It gave the service up (tabs.rs): nothing more comes out of it but `Resign`.
+    Resigned,
 }
 
 impl Service {
@@ -64,6 +66,7 @@ impl Service {
             self.outputs
                 .push_back(Output::Watch(leader.lifeline.clone()));
             self.role = Role::Following(leader);
+            self.announce();
             // Every port so far, silent ones too: one whose context has since replaced it
             // (by a port to the leader of then, handed on late by a courier) must not speak
             // here once this worker serves, with what it knew then.
@@ -104,7 +107,15 @@ impl Service {
                 waiting.push((port, message));
                 None
             }
+            Role::Resigned => None,
             _ => Some(message),
+        }
+    }
+
+    /// The claim over the dead leader, delayed or not.
+    pub(super) fn claim_now(&mut self) {
+        if let Some(over) = self.over.take() {
+            self.outputs.push_back(Output::Claim(over));
         }
     }
 
@@ -113,9 +124,15 @@ impl Service {
     pub(super) fn leader_ended(&mut self, db: &[u16]) -> bool {
         match &self.role {
             Role::Following(leader) if *leader.lifeline == *db => {
-                let over = leader.epoch.clone();
+                self.over = Some(leader.epoch.clone());
                 self.role = Role::Electing(Vec::new());
-                self.outputs.push_back(Output::Claim(over));
+                // (A hidden tab's lets a visible one's win: tabs.rs.)
+                if self.hidden {
+                    let delay = Output::SetTimer(Timer::Claim, HIDDEN_CLAIM_MS);
+                    self.outputs.push_back(delay);
+                } else {
+                    self.claim_now();
+                }
                 true
             }
             _ => false,

@@ -33,6 +33,7 @@ use crate::prelude::*;
 mod election;
 mod liveness;
 mod recovery;
+mod tabs;
 
 use crate::fifo::Fifo;
 use crate::table::Table;
@@ -45,6 +46,7 @@ use crate::protocol::{self, ClientMessage, LockInfo, Text, WorkerMessage};
 pub use election::Leader;
 pub use liveness::REWATCH_MS;
 pub use recovery::RECOVERY_LIMIT_MS;
+pub use tabs::{Signal, HIDDEN_CLAIM_MS};
 
 /// A port, numbered by the driver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -56,6 +58,8 @@ pub struct PortId(pub u32);
 pub enum Timer {
     Recovery,
     Rewatch(u32),
+    /// A follower in a hidden tab claims over a dead leader only after [`HIDDEN_CLAIM_MS`].
+    Claim,
 }
 
 /// How a death watch on a context's database ended.
@@ -81,6 +85,11 @@ pub enum Output {
     /// or none, if none is recorded), and list the origin's databases: both come back as
     /// [`Service::handle_claimed`].
     Claim(Text),
+    /// Post this on the channel of the origin's lock workers (tabs.rs).
+    Tabs(Signal),
+    /// This worker gives the service up (tabs.rs): it serves nothing more; the driver ends
+    /// it, which ends its lifeline, and another worker claims over it.
+    Resign,
 }
 
 /// Sizes of the service's tables: all zero once every context has gone.
@@ -124,6 +133,10 @@ pub struct Service {
     watches: Table<Text, liveness::Watched>,
     recovery: Recovery,
     role: election::Role,
+    /// The tab hosting this worker is hidden (tabs.rs; a SharedWorker's never is).
+    hidden: bool,
+    /// The dead leader a follower claims over once its delay has passed (election.rs).
+    over: Option<Text>,
     /// Inputs waiting to be served, in arrival order (see the module docs).
     deferred: Vec<(ClientId, ClientMessage)>,
     next_client: u32,
@@ -157,6 +170,8 @@ impl Service {
             watches: Table::new(),
             recovery: Recovery::Surveying,
             role: election::Role::Electing(Vec::new()),
+            hidden: false,
+            over: None,
             deferred: Vec::new(),
             next_client: 0,
             next_watch: 0,
@@ -246,6 +261,7 @@ impl Service {
     pub fn handle_timer(&mut self, timer: Timer) {
         match timer {
             Timer::Recovery => self.end_recovery(),
+            Timer::Claim => self.claim_now(),
             Timer::Rewatch(number) => {
                 if let Some(db) = self.watches.key_where(|w| w.number == number) {
                     self.outputs.push_back(Output::Watch(db.clone()));
@@ -259,6 +275,16 @@ impl Service {
 
     #[must_use]
     pub fn poll_output(&mut self) -> Option<Output> {
+        // A worker that resigned carries out nothing more but its end: a grant it made now
+        // could be its successor's too.
+        if self.is_resigned() {
+            while let Some(output) = self.outputs.pop_front() {
+                if output == Output::Resign {
+                    return Some(output);
+                }
+            }
+            return None;
+        }
         self.outputs.pop_front()
     }
 

@@ -48,6 +48,13 @@ extern "C" {
     /// The loader's claim of the origin and survey of its databases (`Output::Claim`).
     #[wasm_bindgen(js_namespace = wasm_bindgen)]
     fn claim(over: &JsValue);
+    /// The loader posts this on the lock workers' channel (`Output::Tabs`): 1 asks, 2 says
+    /// this worker's tab is visible.
+    #[wasm_bindgen(js_namespace = wasm_bindgen)]
+    fn tabs(signal: u32);
+    /// The loader ends this worker (`Output::Resign`).
+    #[wasm_bindgen(js_namespace = wasm_bindgen)]
+    fn resign();
 }
 
 /// A port, watch or timer that ended, kept until it can be dropped.
@@ -201,6 +208,8 @@ impl Driver {
                 }
                 // The loader's (js/worker-entry.js), which answers later, through `claimed`.
                 Output::Claim(over) => claim(&encode_text(&over)),
+                Output::Tabs(signal) => tabs(signal as u32 + 1),
+                Output::Resign => resign(),
             }
         }
         outbox

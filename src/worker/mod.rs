@@ -19,7 +19,7 @@ use core::cell::RefCell;
 use wasm_bindgen::prelude::*;
 use web_sys::{EventTarget, MessageEvent, MessagePort};
 
-use crate::service::{Leader, Service};
+use crate::service::{Leader, Service, Signal};
 use codec::decode_text;
 use driver::{with, Driver, Handle};
 use listener::Listener;
@@ -116,6 +116,19 @@ fn serving(f: impl FnOnce(&mut Service)) {
 #[wasm_bindgen]
 pub fn lifeline_open(lifeline: JsValue) {
     serving(|s| s.handle_lifeline(decode_text(&lifeline).as_deref()));
+}
+
+/// The tab hosting this worker became hidden (`true`) or visible (a dedicated worker's
+/// page tells it: js/tab-host.js).
+#[wasm_bindgen]
+pub fn hidden(hidden: bool) {
+    serving(|s| s.handle_hidden(hidden));
+}
+
+/// Another lock worker's signal on their channel: 1 asks, 2 says its tab is visible.
+#[wasm_bindgen]
+pub fn signal(signal: u32) {
+    serving(|s| s.handle_signal(if signal < 2 { Signal::Ask } else { Signal::Visible }));
 }
 
 /// The loader carried out a claim (`Output::Claim`, or a new worker's first): `answer` holds

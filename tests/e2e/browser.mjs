@@ -86,10 +86,22 @@ export function hideNative() {
   delete globalThis.Lock;
 }
 
+// E2E_SHARED_WORKER=none: the suites run where SharedWorker is missing (older Android and
+// Safari, some webviews): an init script removes it from every page and frame before any
+// script runs, for native and polyfill alike. The polyfill then hosts its lock worker in a
+// tab (src/service/tabs.rs). `needsSharedWorker` skips, with the reason, what needs one.
+export const NO_SHARED_WORKER = process.env.E2E_SHARED_WORKER === 'none';
+export const needsSharedWorker = NO_SHARED_WORKER && 'no SharedWorker in this mode';
+export function hideSharedWorker() {
+  delete globalThis.SharedWorker;
+}
+if (NO_SHARED_WORKER) console.log('# mode: no SharedWorker (E2E_SHARED_WORKER=none)');
+
 // A browser context (one storage partition: pages in it share one lock manager) whose pages
 // load tests/e2e/page.html (or `path`, which may have a query of its own) with `impl`.
 export async function newSession(env, impl) {
   const context = await env.browser.newContext();
+  if (NO_SHARED_WORKER) await context.addInitScript(hideSharedWorker);
   if (impl === 'polyfill') await context.addInitScript(hideNative);
   const errors = [];
   const pages = [];
