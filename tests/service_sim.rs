@@ -902,6 +902,7 @@ impl Sim {
                     self.workers[gen].timers.remove(&timer);
                 }
                 Output::Claim(over) => self.after(1, 15, Event::Claim(gen, Some(number(&over)))),
+                Output::Tabs(_) | Output::Resign => {}
             }
         }
     }

@@ -128,7 +128,13 @@ pub fn hidden(hidden: bool) {
 /// Another lock worker's signal on their channel: 1 asks, 2 says its tab is visible.
 #[wasm_bindgen]
 pub fn signal(signal: u32) {
-    serving(|s| s.handle_signal(if signal < 2 { Signal::Ask } else { Signal::Visible }));
+    serving(|s| {
+        s.handle_signal(if signal < 2 {
+            Signal::Ask
+        } else {
+            Signal::Visible
+        })
+    });
 }
 
 /// The loader carried out a claim (`Output::Claim`, or a new worker's first): `answer` holds
