@@ -12,7 +12,7 @@ import { CONNECT, inServiceWorker, inSharedWorker, offerPort } from './couriers.
 import { recordedUrl } from './election.js';
 import { domException } from './errors.js';
 import { BROADCAST, OLDEST, SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from './link-settings.js';
-import { hostPort } from './tab-host.js';
+import { ensureHost, hostPort } from './tab-host.js';
 
 // A lifeline found missing (watchWorker).
 let missing;
@@ -166,7 +166,10 @@ export class Connection {
     const SharedWorker = globalThis.SharedWorker && (globalThis.SharedWorker[CONNECT] || globalThis.SharedWorker);
     // Sent to a lock worker it cannot construct (a tab's, or any where SharedWorker is
     // missing): over BroadcastChannel.
-    if (this.target && (this.target == BROADCAST || typeof SharedWorker != 'function')) return broadcastLink();
+    if (this.target && (this.target == BROADCAST || typeof SharedWorker != 'function')) {
+      if (!SharedWorker && typeof document == 'object' && typeof Worker == 'function') ensureHost(this.urlOfWorker());
+      return broadcastLink();
+    }
     if (typeof SharedWorker === 'function') {
       let url = this.target;
       try {

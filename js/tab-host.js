@@ -22,12 +22,18 @@ export function endHost() {
 // The page's visibility, for its worker to hand the service on (tabs.rs).
 const tell = () => host && host.postMessage(document.visibilityState == 'hidden');
 
-// A new port to the tab's lock worker (script `url`); `failed` is called if it cannot start.
-export function hostPort(url, failed) {
+// The tab's lock worker (script `url`), started unless running. (Also for a context whose
+// link goes over BroadcastChannel: should no worker serve when its hello goes out, this one
+// takes the service over, and the context's next hello reaches it.)
+export function ensureHost(url) {
   if (!host) {
     if (!listening) {
       listening = addEventListener('visibilitychange', tell) || 1;
-      addEventListener('pagehide', (event) => event.persisted && endHost());
+      // (At the freeze, after the page's connections have said goodbye (js/install.js), where
+      // there is one: ended at pagehide, it was reconnected to before the freeze, and the
+      // new worker had Chromium evict the cached page.)
+      const freezes = 'onfreeze' in document;
+      addEventListener('pagehide', (event) => event.persisted && !freezes && endHost());
       document.addEventListener('freeze', endHost);
     }
     const Worker = globalThis.Worker[CONNECT] || globalThis.Worker;
@@ -40,8 +46,16 @@ export function hostPort(url, failed) {
     };
     tell();
   }
-  host.addEventListener('error', failed);
+  return host;
+}
+
+// A new port to the tab's lock worker; `failed` is called if its script cannot start (an
+// error event that is not an ErrorEvent: a fault once it runs ends it, and its contexts
+// notice through its lifeline, as for a SharedWorker).
+export function hostPort(url, failed) {
+  const worker = ensureHost(url);
+  worker.addEventListener('error', (event) => event.message === undefined && failed());
   const { port1, port2 } = new MessageChannel();
-  host.postMessage(0, [port2]);
+  worker.postMessage(0, [port2]);
   return port1;
 }

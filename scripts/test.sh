@@ -49,12 +49,22 @@ node --test --test-timeout=300000 --test-concurrency=1 --test-force-exit tests/n
 step "end to end in headless Chromium: native reference and polyfill, Vite build, demo screenshots"
 node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/
 
+# The same behavioural suites where SharedWorker is missing (removed from every page by an
+# init script: tests/e2e/browser.mjs): a tab hosts the lock worker (src/service/tabs.rs).
+# (builds and hosts concern SharedWorker URLs; tab-host.test.mjs always runs without it.)
+NO_SHARED_WORKER_SUITES="tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs
+  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/realms.test.mjs"
+step "end to end in headless Chromium without SharedWorker: the behavioural suites, native reference and polyfill"
+E2E_SHARED_WORKER=none node --test --test-timeout=300000 --test-concurrency=1 $NO_SHARED_WORKER_SUITES
+
 # (Tests that need Chromium's DevTools protocol, such as renderer crashes, are skipped there.)
 step "end to end in headless Firefox ESR (WebDriver BiDi): the behavioural suites, native reference and polyfill"
 E2E_BROWSER=firefox node --test --test-timeout=300000 --test-concurrency=1 \
   tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs \
   tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs \
-  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs
+  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs tests/e2e/tab-host.test.mjs
+step "end to end in headless Firefox ESR without SharedWorker: the behavioural suites"
+E2E_BROWSER=firefox E2E_SHARED_WORKER=none node --test --test-timeout=300000 --test-concurrency=1 $NO_SHARED_WORKER_SUITES
 
 # (WebDriver classic: no DevTools protocol either, and no console events; each browser
 # context is a MiniBrowser of its own, under an Xvfb the suite starts: tests/e2e/webkit.mjs.)
@@ -62,7 +72,9 @@ step "end to end in WebKitGTK's MiniBrowser (WebDriver classic): the behavioural
 E2E_BROWSER=webkit node --test --test-timeout=300000 --test-concurrency=1 \
   tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs \
   tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs \
-  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs
+  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs tests/e2e/tab-host.test.mjs
+step "end to end in WebKitGTK's MiniBrowser without SharedWorker: the behavioural suites"
+E2E_BROWSER=webkit E2E_SHARED_WORKER=none node --test --test-timeout=300000 --test-concurrency=1 $NO_SHARED_WORKER_SUITES
 
 # The build on the precompiled libraries (docs/contributing.md): any toolchain with the
 # wasm32 target, no rebuilt core. Its module, larger, passes the lock suites and meets the

@@ -3,7 +3,7 @@
 // worker garbage.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, endWhileTicking, freshSessions, hold, launch, needsCdp, newSession, query, release, spawnNested, until, where } from './browser.mjs';
+import { BROWSER, endWhileTicking, freshSessions, hold, launch, needsCdp, needsSharedWorker, newSession, query, release, spawnNested, until, where } from './browser.mjs';
 
 const rows = (list) => list.map((r) => r.slice(0, 2).join(':')).sort();
 
@@ -156,7 +156,7 @@ describe(`${where}polyfill: recovery`, () => {
   // too and every lock of the origin would be stuck. The worker ends itself instead, and its
   // clients rebuild the state in a new one, as after a crash. The fault is injected over
   // DevTools: a string method the decoder calls throws once, inside the borrow.
-  it('a fault inside the worker ends it: the clients rebuild the state in a new worker', { skip: needsCdp }, async () => {
+  it('a fault inside the worker ends it: the clients rebuild the state in a new worker', { skip: needsCdp || needsSharedWorker }, async () => {
     const [a, b] = await fresh(2);
     await hold(a, 'a', 'x');
     await until(a, 'granted:a:x:exclusive');
@@ -177,7 +177,7 @@ describe(`${where}polyfill: recovery`, () => {
 
   // The lock worker dies and no new one can be started (the constructor throws): the
   // page's requests cannot reach a worker, but none of their promises is left unsettled.
-  it('no lock worker to reconnect to: a held lock still resolves, a waiting request still aborts', { skip: needsCdp }, async () => {
+  it('no lock worker to reconnect to: a held lock still resolves, a waiting request still aborts', { skip: needsCdp || needsSharedWorker }, async () => {
     const [a] = await fresh(1);
     await hold(a, 'a', 'x');
     await until(a, 'granted:a:x:exclusive');
@@ -203,7 +203,7 @@ describe(`${where}polyfill: recovery`, () => {
   // second, so that once loading works again, the worker that starts (here, maybe another
   // tab's) gets the lock back and gives it to no one else meanwhile. A page that held
   // nothing (c) closes its database, so that the new worker does not wait for it.
-  it('a new worker that cannot load: a held lock stays held, and is reclaimed once one loads', { skip: needsCdp }, async () => {
+  it('a new worker that cannot load: a held lock stays held, and is reclaimed once one loads', { skip: needsCdp || needsSharedWorker }, async () => {
     const [a, c] = await fresh(2);
     await hold(a, 'a', 'x');
     await until(a, 'granted:a:x:exclusive');
@@ -300,7 +300,7 @@ describe(`${where}polyfill: recovery`, () => {
     await session.close();
   });
 
-  it('a worker whose wasm cannot load says why: requests and queries reject with InvalidStateError, now and later', async () => {
+  it('a worker whose wasm cannot load says why: requests and queries reject with InvalidStateError, now and later', { skip: needsSharedWorker }, async () => {
     const [page] = await fresh(1);
     const outcomes = await page.evaluate(async () => {
       const { createLockManager } = await import('/dist/index.js');
@@ -519,7 +519,7 @@ describe(`${where}polyfill: recovery`, () => {
     }
   });
 
-  it('garbage, floods and huge names from a same-origin script leave other clients unharmed', async () => {
+  it('garbage, floods and huge names from a same-origin script leave other clients unharmed', { skip: needsSharedWorker }, async () => {
     const [good, evil] = await fresh(2);
     await hold(good, 'g', 'precious');
     await until(good, 'granted:g:precious:exclusive');

@@ -14,7 +14,7 @@
 // - a crash and a freeze need Chromium's DevTools protocol (`needsCdp`).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, IMPLS, hideSharedWorker, hold, launch, needsCdp, newSession, query, release, until, where } from './browser.mjs';
+import { BROWSER, IMPLS, hold, launch, needsCdp, newSession, query, release, until, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -25,21 +25,14 @@ after(() => env.close());
 const PAGE = '/tests/e2e/page.html';
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
-// A session whose pages have no SharedWorker, unless a page is opened with `shared`.
+// A session whose pages have no SharedWorker, unless a page is opened with `shared` (an
+// init script of the context's, which every browser's harness has, decides by the URL).
 async function session(impl) {
   const s = await newSession(env, impl);
-  return {
-    ...s,
-    async page({ shared = false } = {}) {
-      const page = await s.context.newPage();
-      s.pages.push(page);
-      page.on('pageerror', (e) => s.errors.push(String(e)));
-      if (!shared) await page.addInitScript(hideSharedWorker);
-      await page.goto(`${env.origin}${PAGE}?impl=${impl}`);
-      await page.waitForFunction(() => window.T && window.T.ready);
-      return page;
-    },
-  };
+  await s.context.addInitScript(() => {
+    if (!location.search.includes('shared')) delete globalThis.SharedWorker;
+  });
+  return { ...s, page: ({ shared = false } = {}) => s.page(shared ? `${PAGE}?shared` : PAGE) };
 }
 
 // The origin's record of its serving lock worker (js/election.js): [epoch, url], or null.

@@ -6,7 +6,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { BROWSER, CHROMIUM_ARGS, IMPLS, freshSessions, hold, launch, needsCdp, query, spawnChromium, until, where } from './browser.mjs';
+import { BROWSER, CHROMIUM_ARGS, IMPLS, freshSessions, hold, launch, needsCdp, needsSharedWorker, query, spawnChromium, until, where } from './browser.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 let env;
@@ -48,7 +48,7 @@ for (const impl of IMPLS) {
     const ready = `shared-ready:${impl === 'polyfill' ? 'object' : 'undefined'}`;
 
     for (const start of [false, true]) {
-      it(`a user's SharedWorker (its page listening with ${start ? 'port.start()' : 'onmessage'}): its lock excludes a window's; close() in the worker releases it`, async () => {
+      it(`a user's SharedWorker (its page listening with ${start ? 'port.start()' : 'onmessage'}): its lock excludes a window's; close() in the worker releases it`, { skip: needsSharedWorker }, async () => {
         const [a, b] = await fresh(2);
         await a.evaluate((start) => T.connectShared('s', undefined, '', start), start);
         await until(a, ready);
@@ -65,7 +65,7 @@ for (const impl of IMPLS) {
 
     // A dedicated worker of a SharedWorker asks the SharedWorker for its link, as it would
     // a page; it ends with it.
-    it("a dedicated worker of a user's SharedWorker: its lock excludes a window's; the SharedWorker's close() releases it", async (t) => {
+    it("a dedicated worker of a user's SharedWorker: its lock excludes a window's; the SharedWorker's close() releases it", { skip: needsSharedWorker }, async (t) => {
       const [a, b] = await fresh(2);
       await a.evaluate(() => T.connectShared('s'));
       await until(a, ready);
@@ -95,7 +95,7 @@ for (const impl of IMPLS) {
       await until(b, 'granted:b:shared-child:exclusive');
     });
 
-    it("a user's SharedWorker ends with its last page: its lock is released", async () => {
+    it("a user's SharedWorker ends with its last page: its lock is released", { skip: needsSharedWorker }, async () => {
       const [c, b] = await fresh(2); // only c connects to the SharedWorker
       await c.evaluate(() => T.connectShared('s'));
       await until(c, ready);
@@ -111,7 +111,7 @@ for (const impl of IMPLS) {
 
     // The polyfill's SharedWorker asks for its link through the first page that connects
     // to it (c1): that page going away must not cut the link, nor release the lock.
-    it('the page that carried a SharedWorker’s port goes away: the worker keeps its locks and its link', async () => {
+    it('the page that carried a SharedWorker’s port goes away: the worker keeps its locks and its link', { skip: needsSharedWorker }, async () => {
       const [c1, c2, b] = await fresh(3);
       await c1.evaluate(() => T.connectShared('s'));
       await until(c1, ready);
@@ -242,7 +242,7 @@ describe(`${where}polyfill: couriers`, () => {
 
   // The first page to connect to the SharedWorker has no polyfill: it never answers, and
   // after the 1 s welcome watchdog the worker asks the next page.
-  it('a SharedWorker’s first page does not answer: the next one carries its port', async () => {
+  it('a SharedWorker’s first page does not answer: the next one carries its port', { skip: needsSharedWorker }, async () => {
     await sessions.fresh(0);
     const none = await sessions.current.context.newPage();
     await none.goto(`${env.origin}/tests/e2e/page.html?impl=none`);
@@ -265,7 +265,7 @@ describe(`${where}polyfill: couriers`, () => {
   // Two lock managers in one SharedWorker (navigator.locks and the package's
   // createLockManager()) ask for a link at the top of its script, before any page has
   // connected: each gets one (the second's offer replaced the first's, which waited forever).
-  it('a SharedWorker with two lock managers: both get a link', async () => {
+  it('a SharedWorker with two lock managers: both get a link', { skip: needsSharedWorker }, async () => {
     const [p] = await sessions.fresh(1);
     await p.evaluate(() => T.connectShared('s', 'polyfill&second=1'));
     await until(p, 'shared-ready:object');
