@@ -11,25 +11,34 @@
 // would be lost: they wait here until that first message arrives.
 import { WORKER_NAME } from './link-settings.js';
 
+const RESEND_MS = 100;
+
 export function broadcastLink() {
   const p = WORKER_NAME + ' ' + Math.random();
   const channel = new BroadcastChannel(p);
   let rendezvous = new BroadcastChannel(WORKER_NAME);
   let waiting = [];
+  let resend;
   const link = {
     p,
     postMessage(message) {
       message.p = p;
-      if (rendezvous) {
-        rendezvous.postMessage(message);
-        rendezvous.close();
-        rendezvous = null;
-      } else if (waiting) waiting.push(message);
+      // (The hello goes out again every RESEND_MS until answered: none may serve yet, e.g.
+      // a worker that sent us here is taking over from a dead one; the serving worker
+      // bridges a channel once.)
+      if (!resend) (resend = setInterval(() => rendezvous.postMessage(message), RESEND_MS)), rendezvous.postMessage(message);
+      else if (waiting) waiting.push(message);
       else channel.postMessage(message);
     },
-    close: () => channel.close(),
+    close() {
+      clearInterval(resend);
+      channel.close();
+      rendezvous.close();
+    },
   };
   channel.onmessage = (event) => {
+    clearInterval(resend);
+    rendezvous.close();
     if (waiting) waiting.map((message) => channel.postMessage(message));
     waiting = null;
     if (event.data) link.onmessage(event);

@@ -220,7 +220,11 @@ export class Connection {
     }
     // A window without SharedWorker: its tab's lock worker.
     if (Connection.reachable()) {
-      const port = hostPort(this.urlOfWorker(), () => this.fail('the lock worker failed to start', port));
+      const port = hostPort(
+        this.urlOfWorker(),
+        () => this.fail('the lock worker failed to start', port),
+        () => this.link === port && this.reconnect(),
+      );
       return port;
     }
     throw domException(
@@ -307,8 +311,9 @@ export class Connection {
   // through only when the worker has died (a SharedWorker can die with the tab that started
   // it, leaving our port silently dead).
   watchWorker(db) {
-    // (No lifeline; one found missing: see below.)
-    if (!db || typeof indexedDB === 'undefined') return;
+    // (No lifeline; one found missing: see below. Nor its own tab's lock worker's, whose
+    // end the page tells: js/tab-host.js.)
+    if (!db || typeof indexedDB === 'undefined' || this.link.own) return;
     // The site's storage was cleared under this worker (docs/lifecycle.md "Known limits"): it may no
     // longer see our database's end (Chromium's does not; Firefox's does: measured). Ours
     // stays watched, and our pagehide says goodbye too: whichever the browser delivers

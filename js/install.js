@@ -5,7 +5,7 @@ import { CONNECT } from './couriers.js';
 import { Lock, LockManager, checkManager, newLockManager } from './lock-manager.js';
 import { localConnection } from './local.js';
 import { reachRealms } from './realms.js';
-import { hosting } from './tab-host.js';
+import { endHost, hosting, unpark } from './tab-host.js';
 import { branded } from './webidl.js';
 
 // A v4 UUID; crypto.randomUUID is secure-context only, getRandomValues is not (and Node 18
@@ -69,6 +69,9 @@ function connect(defaults, options, realm = globalThis) {
     let resumes = false;
     if (freezes) {
       doc.addEventListener('freeze', () => {
+        // (The tab's worker first: a database closed while it watches it would reach it
+        // frozen, and Chromium evicts the page from the cache for it: measured.)
+        endHost();
         if (caching || hosting) connection.close(true), (resumes = !caching);
         caching = false;
       });
@@ -82,6 +85,7 @@ function connect(defaults, options, realm = globalThis) {
       caching = false;
       if (event.persisted) {
         connection.suspended = false;
+        unpark();
         start();
       }
     });

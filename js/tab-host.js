@@ -14,10 +14,15 @@ let listening;
 // Whether the tab's worker served the origin when last heard from.
 export let hosting = 0;
 
-export function endHost() {
+// Ends the tab's worker; `park`: none again until `unpark()` (the page enters the
+// back/forward cache: a worker started meanwhile would be frozen with it, serving no one).
+let parked;
+export function endHost(park) {
   if (host) host.terminate();
   host = null;
+  if (park) parked = 1;
 }
+export const unpark = () => (parked = 0);
 
 // The page's visibility, for its worker to hand the service on (tabs.rs).
 const tell = () => host && host.postMessage(document.visibilityState == 'hidden');
@@ -26,15 +31,14 @@ const tell = () => host && host.postMessage(document.visibilityState == 'hidden'
 // link goes over BroadcastChannel: should no worker serve when its hello goes out, this one
 // takes the service over, and the context's next hello reaches it.)
 export function ensureHost(url) {
-  if (!host) {
+  if (!host && !parked) {
     if (!listening) {
-      listening = addEventListener('visibilitychange', tell) || 1;
-      // (At the freeze, after the page's connections have said goodbye (js/install.js), where
-      // there is one: ended at pagehide, it was reconnected to before the freeze, and the
-      // new worker had Chromium evict the cached page.)
-      const freezes = 'onfreeze' in document;
-      addEventListener('pagehide', (event) => event.persisted && !freezes && endHost());
-      document.addEventListener('freeze', endHost);
+      // (Told a moment later: a page navigated away is hidden just before it goes, and
+      // its worker, ended then, must not hand the service on meanwhile.)
+      listening = addEventListener('visibilitychange', () => setTimeout(tell, 500)) || 1;
+      // (Entering the cache, at once: ended at the freeze that follows, it was now and then
+      // frozen first, its lifeline open, and no other could serve: measured in Chromium.)
+      addEventListener('pagehide', (event) => event.persisted && endHost(1));
     }
     const Worker = globalThis.Worker[CONNECT] || globalThis.Worker;
     const worker = (host = new Worker(url, { name: WORKER_NAME + ' ' + url }));
@@ -43,6 +47,8 @@ export function ensureHost(url) {
     worker.onmessage = worker.onerror = (event) => {
       hosting = event.data;
       if (!hosting && host == worker) host = null;
+      // (Its end; not a script that failed to start: see hostPort's `failed`.)
+      if (event.data === 0 || event.message !== undefined) worker.dispatchEvent(new Event('end'));
     };
     tell();
   }
@@ -50,12 +56,19 @@ export function ensureHost(url) {
 }
 
 // A new port to the tab's lock worker; `failed` is called if its script cannot start (an
-// error event that is not an ErrorEvent: a fault once it runs ends it, and its contexts
-// notice through its lifeline, as for a SharedWorker).
-export function hostPort(url, failed) {
+// error event that is not an ErrorEvent), `ended` when it ends otherwise (it resigned, or
+// ended itself at a fault). Its contexts learn its end so, not through its lifeline: a
+// watch of that would fire in the page as the page ends it entering the back/forward
+// cache, and Chromium evicts a cached page for an IndexedDB event (measured). (`own`:
+// js/connection.js watches no lifeline for such a port.)
+export function hostPort(url, failed, ended) {
   const worker = ensureHost(url);
-  worker.addEventListener('error', (event) => event.message === undefined && failed());
   const { port1, port2 } = new MessageChannel();
+  port1.own = 1;
+  // (Parked: a port to no one, whose watchdog tries again; its page is frozen meanwhile.)
+  if (!worker) return port1;
+  worker.addEventListener('error', (event) => event.message === undefined && failed());
+  worker.addEventListener('end', ended);
   worker.postMessage(0, [port2]);
   return port1;
 }

@@ -75,8 +75,12 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
     if (answer[0] == me.epoch && !rendezvous) {
       if (tab) postMessage(1);
       rendezvous = new BroadcastChannel(WORKER_NAME);
+      const bridged = new Set();
       rendezvous.onmessage = ({ data }) => {
         if (typeof data.p != 'string') return console.error('web-locks worker: refused: no channel named', data);
+        // (A hello sent again: see js/broadcast-link.js.)
+        if (bridged.has(data.p)) return;
+        bridged.add(data.p);
         const channel = new BroadcastChannel(data.p);
         const { port1, port2 } = new MessageChannel();
         channel.onmessage = ({ data }) => {

@@ -55,8 +55,10 @@ export async function spawnChromium(args, stdio = 'ignore') {
 
 // `bfcache: true` keeps the back/forward cache, which Playwright turns off by default.
 export async function launch({ bfcache = false } = {}) {
-  // (Firefox keeps no page served with `no-store` in its back/forward cache.)
-  const server = await serve(0, { store: bfcache && BROWSER === 'firefox' });
+  // (Firefox keeps no page served with `no-store` in its back/forward cache; Chromium none
+  // whose script, a dedicated worker's too, fetched a `no-store` response: a tab's lock
+  // worker fetches the wasm (measured: evicted, reason "masked").)
+  const server = await serve(0, { store: bfcache && BROWSER !== 'webkit' });
   const origin = `http://127.0.0.1:${server.address().port}`;
   const browser =
     BROWSER === 'firefox' ? await launchFirefox()
@@ -128,6 +130,8 @@ export async function newSession(env, impl) {
 // b was granted (`waited`, ms) and a's ticks made after that grant (`late`, ms after it).
 export async function endWhileTicking(a, b, name, end) {
   await a.evaluate((n) => T.tick(n), name);
+  // (Granted to `a` first: across tabs, requests are served in the order they arrive.)
+  await a.waitForFunction(async (n) => (await navigator.locks.query()).held.some((l) => l.name === n), name);
   await b.evaluate((n) => T.listen(n), name);
   await b.waitForFunction(() => T.heard.length > 5);
   const ending = Date.now();
