@@ -3,7 +3,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
-import { IMPLS, launch, newSession } from '../tests/e2e/browser.mjs';
+import { IMPLS, hideSharedWorker, launch, newSession } from '../tests/e2e/browser.mjs';
 import { launchPipe } from '../tests/e2e/pipe.mjs';
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -41,7 +41,16 @@ async function flowSession(env) {
 
 // A session whose pages use `impl`: the baseline build's (BASELINE, below) are polyfill pages
 // loading it.
-async function contenderSession(env, impl) {
+// (TABS: the polyfill where SharedWorker is missing, in tabs that do not host the lock worker:
+// `crowd` tabs are opened first, the first of which hosts it; the measured ones reach it over
+// BroadcastChannel, with every other tab of the origin open.)
+async function contenderSession(env, impl, crowd = 10) {
+  if (impl === TABS) {
+    const session = await newSession(env, 'polyfill');
+    await session.context.addInitScript(hideSharedWorker);
+    for (let i = 0; i < crowd; i++) await session.page();
+    return session;
+  }
   if (impl !== BASE) return newSession(env, impl);
   const session = await newSession(env, 'polyfill');
   return { ...session, page: () => session.page(withBaseline('/tests/e2e/page.html')) };
@@ -184,8 +193,11 @@ const FLOOR = 'floor';
 // there), as a third contender in the same alternation, and prints this build against it.
 const BASELINE = process.env.BASELINE;
 const BASE = 'baseline';
-const POLYFILLS = BASELINE ? ['polyfill', BASE] : ['polyfill'];
-const CONTENDERS = BASELINE ? [...IMPLS, BASE] : IMPLS;
+// `tab-hosted`: the polyfill where SharedWorker is missing (a tab hosts its lock worker:
+// src/service/tabs.rs), in every row.
+const TABS = 'tab-hosted';
+const POLYFILLS = BASELINE ? ['polyfill', TABS, BASE] : ['polyfill', TABS];
+const CONTENDERS = BASELINE ? [...IMPLS, TABS, BASE] : [...IMPLS, TABS];
 const withBaseline = (path) => `${path}${path.includes('?') ? '&' : '?'}dist=/${BASELINE}&app=${BASE}`;
 // The impl a page of `contender` runs and the path it loads for `path`.
 const pageOf = (contender, path) => (contender === BASE ? ['polyfill', withBaseline(path)] : [contender, path]);
@@ -387,7 +399,7 @@ if (!coldOnly) {
   // Each impl's 20 tabs stay open, their windows alternating (never two at once: that would
   // crowd the machine), 3 rounds each.
   const crowded = {};
-  for (const impl of CONTENDERS) crowded[impl] = await contenderSession(env, impl);
+  for (const impl of CONTENDERS) crowded[impl] = await contenderSession(env, impl, 0);
   const crowd = await interleaved(3, (impl) => contention(crowded[impl]), CONTENDERS);
   for (const session of Object.values(crowded)) await session.close();
   const each = (f) => Object.fromEntries(CONTENDERS.map((impl) => [impl, f(crowd[impl])]));
@@ -424,6 +436,12 @@ for (const [key, { native: n, polyfill: p, [BASE]: b }] of Object.entries(rows))
   console.log(`${pad(key, 52)}${pad(n.toFixed(3), 12)}${pad(p.toFixed(3), 12)}${versus}`);
 }
 if (BASELINE) console.log(`(${BASE}: the build in ${BASELINE})`);
+// Where SharedWorker is missing, in the same runs: against native and the SharedWorker mode.
+// (Steady rows: a tab that does not host the lock worker, with 10 other tabs of the origin open.)
+console.log(`\n${pad('where SharedWorker is missing', 52)}${pad(TABS, 12)}${pad(`${TABS}/native`, 18)}${TABS}/polyfill`);
+for (const [key, { native: n, polyfill: p, [TABS]: t }] of Object.entries(rows)) {
+  console.log(`${pad(key, 52)}${pad(t.toFixed(3), 12)}${pad(`${(t / n).toFixed(2)}×`, 18)}${(t / p).toFixed(2)}×`);
+}
 for (const [path, what] of [
   [STATIC, 'static page'],
   [DYNAMIC, 'imported at run time'],

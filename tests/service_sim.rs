@@ -27,7 +27,8 @@
 //! unanswered is tried again, and the context's page starts the lock worker it would
 //! construct if none runs, which elects one when every other has gone; if none can start
 //! (its build deployed away, the record naming no other), what waits on the context rejects
-//! (assumed of the glue: js/connection.js only tries the link again).
+//! (js/connection.js starts the page's tab host for such a link; the rejection is assumed of
+//! the glue, which tries the link again meanwhile).
 //!
 //! Tabs. Pages without SharedWorker become hidden and visible at random, and tell their tab
 //! host (`handle_hidden`; a new one is told as it starts, and its loader hands that to the

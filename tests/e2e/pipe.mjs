@@ -6,7 +6,7 @@
 // native's own cold page took 57–78 ms against 40–61 ms. Here nothing is attached but the
 // pages themselves, once created, as in a user's browser: no worker waits for a debugger.
 import { serve } from '../../scripts/serve.mjs';
-import { CHROMIUM_ARGS, hideNative, spawnChromium } from './browser.mjs';
+import { CHROMIUM_ARGS, hideNative, hideSharedWorker, spawnChromium } from './browser.mjs';
 
 // The flags Playwright gives a headless Chromium that bear on timing: no throttling of
 // pages it considers hidden.
@@ -42,8 +42,11 @@ export async function launchPipe(flags = []) {
           const { sessionId } = await cdp.send('Target.attachToTarget', { targetId, flatten: true });
           const send = (method, params) => cdp.send(method, params, sessionId);
           await send('Page.enable');
-          if (impl === 'polyfill') await send('Page.addScriptToEvaluateOnNewDocument', { source: `(${hideNative})()` });
-          await send('Page.navigate', { url: `${origin}${path}${path.includes('?') ? '&' : '?'}impl=${impl}` });
+          // (`tab-hosted`: the polyfill where SharedWorker is missing.)
+          const hidden = impl === 'tab-hosted' ? [hideNative, hideSharedWorker] : impl === 'polyfill' ? [hideNative] : [];
+          for (const hide of hidden) await send('Page.addScriptToEvaluateOnNewDocument', { source: `(${hide})()` });
+          const as = impl === 'tab-hosted' ? 'polyfill' : impl;
+          await send('Page.navigate', { url: `${origin}${path}${path.includes('?') ? '&' : '?'}impl=${as}` });
           return {
             async read(expression) {
               const guarded = `location.href === 'about:blank' ? undefined : JSON.stringify(${expression})`;
