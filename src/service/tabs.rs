@@ -70,3 +70,62 @@ impl Service {
         matches!(self.role, Role::Resigned)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prelude::*;
+    use crate::protocol::text;
+    use crate::service::{Leader, Timer};
+
+    fn leader(epoch: &str) -> Leader {
+        Leader {
+            epoch: text(epoch),
+            url: text("about:blank#web-locks-polyfill"),
+            lifeline: text(&("web-locks-worker-".to_owned() + epoch)),
+        }
+    }
+
+    fn outputs(service: &mut Service) -> Vec<Output> {
+        core::iter::from_fn(|| service.poll_output()).collect()
+    }
+
+    #[test]
+    fn a_hidden_leader_asks_and_resigns_to_a_visible_tab_then_outputs_nothing() {
+        let mut s = Service::new(&text("me"));
+        s.handle_claimed(leader("me"), Vec::new());
+        outputs(&mut s);
+        s.handle_signal(Signal::Visible); // visible itself: keeps serving
+        assert_eq!(outputs(&mut s), []);
+        s.handle_hidden(true);
+        assert_eq!(outputs(&mut s), [Output::Tabs(Signal::Ask)]);
+        s.handle_signal(Signal::Visible);
+        assert_eq!(outputs(&mut s), [Output::Resign]);
+        assert!(s.is_resigned() && !s.is_leading());
+        // A port that connects now is neither served nor redirected.
+        s.handle_connect(crate::service::PortId(1));
+        s.handle_timer(Timer::Recovery);
+        assert_eq!(outputs(&mut s), []);
+    }
+
+    #[test]
+    fn a_visible_follower_says_so_and_a_hidden_one_claims_late() {
+        let mut s = Service::new(&text("me"));
+        s.handle_claimed(leader("other"), Vec::new());
+        let first = outputs(&mut s);
+        assert!(first.contains(&Output::Tabs(Signal::Visible)), "{first:?}");
+        s.handle_signal(Signal::Ask);
+        assert_eq!(outputs(&mut s), [Output::Tabs(Signal::Visible)]);
+        s.handle_hidden(true);
+        s.handle_signal(Signal::Ask);
+        assert_eq!(outputs(&mut s), []);
+        // The leader's lifeline ends: a hidden follower waits before claiming over it.
+        s.handle_watch_end(&leader("other").lifeline, crate::service::WatchEnd::Died);
+        assert_eq!(
+            outputs(&mut s),
+            [Output::SetTimer(Timer::Claim, HIDDEN_CLAIM_MS)]
+        );
+        s.handle_timer(Timer::Claim);
+        assert_eq!(outputs(&mut s), [Output::Claim(text("other"))]);
+    }
+}
