@@ -77,7 +77,8 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
       rendezvous = new BroadcastChannel(WORKER_NAME);
       const bridged = new Set();
       rendezvous.onmessage = ({ data }) => {
-        if (typeof data.p != 'string') return console.error('web-locks worker: refused: no channel named', data);
+        // (Anything else a same-origin script posts there is refused; a throw would end us.)
+        if (!data || typeof data.p != 'string') return console.error('web-locks worker: refused: no channel named', data);
         // (A hello sent again: see js/broadcast-link.js.)
         if (bridged.has(data.p)) return;
         bridged.add(data.p);
@@ -85,7 +86,7 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
         const { port1, port2 } = new MessageChannel();
         channel.onmessage = ({ data }) => {
           port1.postMessage(data);
-          if (data.type == 'goodbye') channel.close();
+          if (data && data.type == 'goodbye') channel.close();
         };
         // (Closed after the last message the service sends it, or its goodbye.)
         port1.onmessage = ({ data }) => {

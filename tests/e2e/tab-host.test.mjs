@@ -224,6 +224,29 @@ for (const impl of IMPLS) {
       });
     }
 
+    it("garbage on the serving worker's channel is refused; the origin's locks work on", async () => {
+      const s = await session(impl);
+      try {
+        const [a, b] = [await s.page(), await s.page()];
+        await hold(a, 'a', 'x');
+        await until(a, 'granted:a:x:exclusive');
+        await b.evaluate(() => {
+          const channel = new BroadcastChannel('web-locks-polyfill');
+          const junk = [null, 1, 'hello', {}, { p: 5 }, { p: 'web-locks-polyfill junk', v: 4, type: 'nonsense' }];
+          junk.push({ p: 'web-locks-polyfill junk', v: 4, type: 'hello', clientId: 7 }, { p: 'web-locks-polyfill junk2', v: 1 });
+          for (const message of junk) channel.postMessage(message);
+          channel.close();
+        });
+        await hold(b, 'b', 'x');
+        await a.waitForFunction(async () => (await navigator.locks.query()).pending.length === 1);
+        await release(a, 'a');
+        await until(b, 'granted:b:x:exclusive', 5000);
+        assert.deepEqual(s.errors, []);
+      } finally {
+        await s.close();
+      }
+    });
+
     it('churn: tabs open and close every 0.5 s for 20 s, each adding to an IndexedDB counter under one lock', async () => {
       const s = await session(impl);
       try {
