@@ -13,10 +13,14 @@ import { WORKER_NAME } from './link-settings.js';
 
 const RESEND_MS = 100;
 
+// The links whose hello no serving worker has answered yet: their hello goes out again.
+const unanswered = new Set();
+export const hurry = () => unanswered.forEach((again) => again());
+
 export function broadcastLink() {
   const p = WORKER_NAME + ' ' + Math.random();
   const channel = new BroadcastChannel(p);
-  let rendezvous = new BroadcastChannel(WORKER_NAME);
+  const rendezvous = new BroadcastChannel(WORKER_NAME);
   let waiting = [];
   let resend;
   const link = {
@@ -26,19 +30,26 @@ export function broadcastLink() {
       // (The hello goes out again every RESEND_MS until answered: none may serve yet, e.g.
       // a worker that sent us here is taking over from a dead one; the serving worker
       // bridges a channel once.)
-      if (!resend) (resend = setInterval(() => rendezvous.postMessage(message), RESEND_MS)), rendezvous.postMessage(message);
+      if (!resend) {
+        const again = () => rendezvous.postMessage(message);
+        unanswered.add((resend = again));
+        resend.timer = setInterval(again, RESEND_MS);
+        again();
+      }
       else if (waiting) waiting.push(message);
       else channel.postMessage(message);
     },
     close() {
-      clearInterval(resend);
+      answered();
       channel.close();
-      rendezvous.close();
     },
   };
-  channel.onmessage = (event) => {
-    clearInterval(resend);
+  const answered = () => {
+    if (resend) clearInterval(resend.timer), unanswered.delete(resend);
     rendezvous.close();
+  };
+  channel.onmessage = (event) => {
+    answered();
     if (waiting) waiting.map((message) => channel.postMessage(message));
     waiting = null;
     if (event.data) link.onmessage(event);

@@ -12,7 +12,7 @@ import { CONNECT, inServiceWorker, inSharedWorker, offerPort } from './couriers.
 import { recordedUrl } from './election.js';
 import { domException } from './errors.js';
 import { BROADCAST, OLDEST, SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from './link-settings.js';
-import { ensureHost, hostPort } from './tab-host.js';
+import { ensureHost, hosting } from './tab-host.js';
 
 // A lifeline found missing (watchWorker).
 let missing;
@@ -165,10 +165,14 @@ export class Connection {
     // (The page's wrapper of SharedWorker keeps the native constructor: see install.js.)
     const SharedWorker = globalThis.SharedWorker && (globalThis.SharedWorker[CONNECT] || globalThis.SharedWorker);
     // Sent to a lock worker it cannot construct (a tab's, or any where SharedWorker is
-    // missing): over BroadcastChannel.
-    if (this.target && (this.target == BROADCAST || typeof SharedWorker != 'function')) {
-      if (!SharedWorker && typeof document == 'object' && typeof Worker == 'function') ensureHost(this.urlOfWorker());
-      return broadcastLink();
+    // missing): over BroadcastChannel. A window without SharedWorker goes there too unless its
+    // tab's own lock worker serves (js/tab-host.js), which it keeps running meanwhile: it
+    // need not wait for that worker to start only to be sent elsewhere.
+    const tabbed = !SharedWorker && !dedicated && typeof document == 'object' && Connection.reachable();
+    if ((tabbed && !hosting) || (this.target && (this.target == BROADCAST || !SharedWorker))) {
+      const link = broadcastLink();
+      if (tabbed) this.host(link);
+      return link;
     }
     if (typeof SharedWorker === 'function') {
       let url = this.target;
@@ -218,18 +222,29 @@ export class Connection {
       });
       return port;
     }
-    // A window without SharedWorker: its tab's lock worker.
-    if (Connection.reachable()) {
-      const port = hostPort(
-        this.urlOfWorker(),
-        () => this.fail('the lock worker failed to start', port),
-        () => this.link === port && this.reconnect(),
-      );
-      return port;
+    // A window without SharedWorker whose tab's lock worker serves: a port to it.
+    if (tabbed) {
+      const { port1, port2 } = new MessageChannel();
+      const worker = this.host(port1);
+      // (None while the page enters the back/forward cache: a port to no one, whose watchdog
+      // tries again; the page is frozen meanwhile.)
+      if (worker) worker.postMessage(0, [port2]);
+      return port1;
     }
     throw domException(
       'NotSupportedError',
       'web-locks polyfill: no lock worker here; for this realm only, use createLockManager({ local: true })',
+    );
+  }
+
+  // The tab's lock worker (js/tab-host.js), started unless running, for `link`: what waits
+  // on it fails if the worker cannot start, and it is replaced when the worker ends (it
+  // resigned, or faulted).
+  host(link) {
+    return ensureHost(
+      this.urlOfWorker(),
+      () => this.fail('the lock worker failed to start', link),
+      () => this.link === link && this.reconnect(),
     );
   }
 
@@ -313,7 +328,7 @@ export class Connection {
   watchWorker(db) {
     // (No lifeline; one found missing: see below. Nor its own tab's lock worker's, whose
     // end the page tells: js/tab-host.js.)
-    if (!db || typeof indexedDB === 'undefined' || this.link.own) return;
+    if (!db || typeof indexedDB === 'undefined' || db == hosting) return;
     // The site's storage was cleared under this worker (docs/lifecycle.md "Known limits"): it may no
     // longer see our database's end (Chromium's does not; Firefox's does: measured). Ours
     // stays watched, and our pagehide says goodbye too: whichever the browser delivers

@@ -69,11 +69,12 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
   wasm_bindgen.claim = (over) => claim(over).then((answer) => wasm_bindgen.claimed(lead(answer)));
   // Once it serves, the contexts that cannot construct it reach it over BroadcastChannel
   // (js/broadcast-link.js): a hello on the channel WORKER_NAME names the context's own
-  // channel, which is bridged to a port of its own here. (Its page is told: js/tab-host.js.)
+  // channel, which is bridged to a port of its own here. (Its page is told, with its
+  // lifeline's name: js/tab-host.js.)
   let rendezvous;
   const lead = (answer) => {
     if (answer[0] == me.epoch && !rendezvous) {
-      if (tab) postMessage(1);
+      if (tab) postMessage(me.lifeline);
       rendezvous = new BroadcastChannel(WORKER_NAME);
       const bridged = new Set();
       rendezvous.onmessage = ({ data }) => {
