@@ -238,13 +238,14 @@ export class Connection {
   }
 
   // The tab's lock worker (js/tab-host.js), started unless running, for `link`: what waits
-  // on it fails if the worker cannot start, and it is replaced when the worker ends (it
-  // resigned, or faulted).
+  // on it fails if the worker cannot start or load its wasm, and it is replaced when the
+  // worker ends (it resigned, or faulted).
   host(link) {
     return ensureHost(
       this.urlOfWorker(),
       () => this.fail('the lock worker failed to start', link),
-      () => this.link === link && this.reconnect(),
+      // (Its wasm did not load: `fatal`, as to its ports.)
+      ({ data }) => this.link === link && (data ? this.dispatch(data) : this.reconnect()),
     );
   }
 
@@ -267,9 +268,13 @@ export class Connection {
       if (unstarted) throw unstarted;
       if (child) this.dedicated.add(child);
       this.open();
-      // (No port goes over BroadcastChannel: the worker goes to the serving one itself.)
-      if (this.link && this.link.p) port.postMessage({ v: VERSION, type: 'redirect', url: BROADCAST });
-      else this.post({ type: 'adopt' }, [port]);
+      // No port goes over BroadcastChannel: the tab's own lock worker takes it, which serves
+      // it or sends it on (where there is one; else the worker goes to the serving one itself).
+      if (this.link && this.link.p) {
+        const worker = !globalThis.SharedWorker && this.host(this.link);
+        if (worker) worker.postMessage(0, [port]);
+        else port.postMessage({ v: VERSION, type: 'redirect', url: BROADCAST });
+      } else this.post({ type: 'adopt' }, [port]);
     } catch (error) {
       port.postMessage({ v: VERSION, type: 'fatal', message: '' + error });
     }

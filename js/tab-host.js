@@ -48,16 +48,19 @@ export function ensureHost(url, failed, ended) {
     const worker = (host = new Worker(url, { name: WORKER_NAME + ' ' + url }));
     hosting = 0;
     // (An error ends it too: its script failed to load, or it ended itself at a fault.)
+    // (It posts its lifeline's name once it serves, 0 as it resigns, and `fatal` if its wasm
+    // did not load: it loads it again when next told anything, at the next connection.)
     worker.onmessage = worker.onerror = (event) => {
-      hosting = event.data;
+      const fatal = event.data && event.data.type && event.data;
+      hosting = !fatal && event.data;
       // (It serves now: the hellos waiting for a serving worker go out again at once.)
       if (hosting) hurry();
-      if (!hosting && host == worker) host = null;
+      if (!hosting && !fatal && host == worker) host = null;
       // (Its end; not a script that failed to start: `failed`.)
-      if (event.data === 0 || event.message !== undefined) worker.dispatchEvent(new Event('end'));
+      if (fatal || event.data === 0 || event.message !== undefined) worker.dispatchEvent(new MessageEvent('end', { data: fatal }));
     };
-    tell();
   }
+  tell();
   // (A failed start is an error event that is not an ErrorEvent.)
   if (host) host.addEventListener('error', (event) => event.message === undefined && failed());
   if (host) host.addEventListener('end', ended);

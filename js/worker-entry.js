@@ -28,7 +28,7 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
   // (After a failed load, the next port to connect has the wasm loaded again: `retry`.)
   let retry;
   const keep = (event) => {
-    early.push(event.ports[0]);
+    early.push(...event.ports);
     if (retry) load((retry = 0));
   };
   addEventListener('connect', keep);
@@ -37,7 +37,15 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
   const tab = !('onconnect' in self);
   let hidden;
   const connect = (port) => dispatchEvent(new MessageEvent('connect', { ports: [port] }));
-  if (tab) onmessage = (event) => (event.ports[0] ? connect(event.ports[0]) : early ? (hidden = event.data) : wasm_bindgen.hidden(event.data));
+  if (tab) {
+    onmessage = (event) => {
+      if (event.ports[0]) return connect(event.ports[0]);
+      if (!early) return wasm_bindgen.hidden(event.data);
+      hidden = event.data;
+      // (After a failed load, the page's next word has it loaded again, as a port's connect does.)
+      keep({ ports: [] });
+    };
+  }
   const factory = self.indexedDB;
   // The URL its contexts construct it with (their glue puts it in the worker's name: see
   // js/connection.js; a redirect of the script's request changes `location`, not that).
@@ -205,6 +213,7 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
         };
         early.map(tell);
         early = [];
+        if (tab) postMessage(message);
         retry = 1;
       },
     );

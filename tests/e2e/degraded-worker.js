@@ -22,7 +22,11 @@ if (mode === 'streaming-fails') {
 // would be tried again at that connection, and serve it (as the loader does; measured once
 // in a loaded CI run, where the connection came late).
 if (mode === 'wasm-fails-once') {
-  const connected = new Promise((resolve) => addEventListener('connect', () => setTimeout(resolve, 0), { once: true }));
+  // (Or, a tab's lock worker where SharedWorker is missing, once its page has told it
+  // anything: its first connection may go over BroadcastChannel.)
+  const connected = new Promise((resolve) => {
+    for (const type of ['connect', 'message']) addEventListener(type, () => setTimeout(resolve, 0), { once: true });
+  });
   for (const how of ['instantiateStreaming', 'instantiate']) {
     const real = WebAssembly[how];
     let failed = false;

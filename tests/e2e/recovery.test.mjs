@@ -428,11 +428,14 @@ describe(`${where}polyfill: recovery`, () => {
       await hold(b, 'b', 'q');
       await until(b, 'granted:b:q:exclusive');
       await a.evaluate(() => {
-        const post = MessagePort.prototype.postMessage;
-        MessagePort.prototype.postMessage = function (message, ...rest) {
-          if (message && message.type === 'query' && !window.dropped) return void (window.dropped = true);
-          return post.call(this, message, ...rest);
-        };
+        // (On a port, or a BroadcastChannel where SharedWorker is missing.)
+        for (const Link of [MessagePort, BroadcastChannel]) {
+          const post = Link.prototype.postMessage;
+          Link.prototype.postMessage = function (message, ...rest) {
+            if (message && message.type === 'query' && !window.dropped) return void (window.dropped = true);
+            return post.call(this, message, ...rest);
+          };
+        }
         navigator.locks.query().then(
           ({ held }) => T.log.push(`snapshot:${held.map((lock) => lock.name)}`),
           (error) => T.log.push(`query-rejected:${error.name}`),
