@@ -5,7 +5,7 @@
 // fresh lock manager, for the polyfill a fresh lock worker).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BARE, BROWSER, IMPLS, NO_SHARED_WORKER, freshSessions, hold, launch, needsCdp, newSession, query, until, where } from './browser.mjs';
+import { BARE, BROWSER, IMPLS, NO_SHARED_WORKER, freshSessions, hold, launch, needsCdp, needsSharedWorker, newSession, query, until, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -425,7 +425,9 @@ describe(`${where}polyfill: a fault inside the lock worker`, () => {
   const sessions = freshSessions(() => env, 'polyfill', BARE);
   after(() => sessions.close());
 
-  const rebuilt = BROWSER !== 'firefox';
+  // (Firefox rebuilds no faulted SharedWorker lock worker; a tab's, where SharedWorker is
+  // missing, is rebuilt there too: docs/lifecycle.md "Known limits".)
+  const rebuilt = BROWSER !== 'firefox' || NO_SHARED_WORKER;
   it(rebuilt ? 'a waiting request is re-sent to the new worker; the held lock is kept' : 'a waiting request rejects; the held lock is kept', async () => {
     const [page] = await sessions.fresh(1);
     const result = await page.evaluate(async (rebuilt) => {
@@ -606,7 +608,7 @@ describe(`${where}polyfill: a dedicated worker whose page cannot reach a lock wo
   // Two levels down: a user's SharedWorker reaches the lock worker through the page, its
   // dedicated worker through it (their ports inside the adopts inside the page's port).
   const noNested = { chromium: 'Chromium has no Worker in shared workers', webkit: 'WebKit has no Worker in shared workers' }[BROWSER];
-  it("the wasm does not load: a user's SharedWorker's dedicated worker's request rejects", { skip: noNested }, async () => {
+  it("the wasm does not load: a user's SharedWorker's dedicated worker's request rejects", { skip: noNested || needsSharedWorker }, async () => {
     const [page] = await sessions.fresh(1);
     await page.goto(`${env.origin}/tests/e2e/page.html?impl=bare`);
     const log = await page.evaluate(async () => {
