@@ -13,10 +13,6 @@ import { WORKER_NAME } from './link-settings.js';
 
 const RESEND_MS = 100;
 
-// The links whose hello no serving worker has answered yet: their hello goes out again.
-const unanswered = new Set();
-export const hurry = () => unanswered.forEach((again) => again());
-
 export function broadcastLink() {
   const p = WORKER_NAME + ' ' + Math.random();
   const channel = new BroadcastChannel(p);
@@ -31,25 +27,24 @@ export function broadcastLink() {
       // a worker that sent us here is taking over from a dead one; the serving worker
       // bridges a channel once.)
       if (!resend) {
-        const again = () => rendezvous.postMessage(message);
-        unanswered.add((resend = again));
-        resend.timer = setInterval(again, RESEND_MS);
-        again();
-      }
-      else if (waiting) waiting.push(message);
+        resend = setInterval(() => rendezvous.postMessage(message), RESEND_MS);
+        rendezvous.postMessage(message);
+      } else if (waiting) waiting.push(message);
       else channel.postMessage(message);
     },
     close() {
-      answered();
+      stopHello();
       channel.close();
     },
   };
-  const answered = () => {
-    if (resend) clearInterval(resend.timer), unanswered.delete(resend);
+  const stopHello = () => {
+    clearInterval(resend);
     rendezvous.close();
   };
+  // (`answered`: a serving worker took it.)
   channel.onmessage = (event) => {
-    answered();
+    stopHello();
+    link.answered = 1;
     if (waiting) waiting.map((message) => channel.postMessage(message));
     waiting = null;
     if (event.data) link.onmessage(event);

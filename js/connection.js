@@ -238,14 +238,17 @@ export class Connection {
   }
 
   // The tab's lock worker (js/tab-host.js), started unless running, for `link`: what waits
-  // on it fails if the worker cannot start or load its wasm, and it is replaced when the
-  // worker ends (it resigned, or faulted).
+  // on it fails if the worker cannot start or load its wasm, and the link is replaced when
+  // the worker ends (it resigned, or faulted), or by a port once it serves if no serving
+  // worker answered it yet.
   host(link) {
     return ensureHost(
       this.urlOfWorker(),
       () => this.fail('the lock worker failed to start', link),
       // (Its wasm did not load: `fatal`, as to its ports.)
       ({ data }) => this.link === link && (data ? this.dispatch(data) : this.reconnect()),
+      // (Serving now: a port to it, rather than a link over BroadcastChannel still unanswered.)
+      () => this.link === link && link.p && !link.answered && this.reconnect(),
     );
   }
 

@@ -4,7 +4,6 @@
 // first needed and again after it ended: it resigned (it posts 0), or the page ended it as it
 // froze or entered the back/forward cache (a frozen worker would serve no one, and its
 // lifeline would keep others from taking over).
-import { hurry } from './broadcast-link.js';
 import { CONNECT } from './couriers.js';
 import { WORKER_NAME } from './link-settings.js';
 
@@ -30,11 +29,12 @@ const tell = () => host && host.postMessage(document.visibilityState == 'hidden'
 // connect to it over a port once it serves (it posts its lifeline's name; before, and when
 // it is another's, over BroadcastChannel: js/connection.js); should none serve when their
 // hello goes out, this one takes the service over. `failed` is called if its script cannot
-// start, `ended` when it ends otherwise (it resigned, or ended itself at a fault): its
+// start, `served` once it serves, `ended` when it ends otherwise (it resigned, or ended
+// itself at a fault): its
 // contexts learn its end so, not through its lifeline (they watch every other), since a
 // watch of that would fire in the page as the page ends it entering the back/forward cache,
 // and Chromium evicts a cached page for an IndexedDB event (measured).
-export function ensureHost(url, failed, ended) {
+export function ensureHost(url, failed, ended, served) {
   if (!host && !parked) {
     if (!listening) {
       // (Told a moment later: a page navigated away is hidden just before it goes, and
@@ -53,8 +53,10 @@ export function ensureHost(url, failed, ended) {
     worker.onmessage = worker.onerror = (event) => {
       const fatal = event.data && event.data.type && event.data;
       hosting = !fatal && event.data;
-      // (It serves now: the hellos waiting for a serving worker go out again at once.)
-      if (hosting) hurry();
+      // (It serves now: a context whose hello no serving worker answered yet takes a port to
+      // it instead, and need not wait for that hello to go out again, nor for its channel to
+      // be open: BroadcastChannel drops what is posted before its listener's is.)
+      if (hosting) worker.dispatchEvent(new Event('serve'));
       if (!hosting && !fatal && host == worker) host = null;
       // (Its end; not a script that failed to start: `failed`.)
       if (fatal || event.data === 0 || event.message !== undefined) worker.dispatchEvent(new MessageEvent('end', { data: fatal }));
@@ -64,5 +66,6 @@ export function ensureHost(url, failed, ended) {
   // (A failed start is an error event that is not an ErrorEvent.)
   if (host) host.addEventListener('error', (event) => event.message === undefined && failed());
   if (host) host.addEventListener('end', ended);
+  if (host) host.addEventListener('serve', served);
   return host;
 }
