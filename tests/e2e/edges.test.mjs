@@ -227,11 +227,13 @@ function recordProtocol(mode) {
     return mode === 'error' ? open.call(this, 'edges-higher', 1) : open.call(this, name, version);
   };
   // (Over a port, or a BroadcastChannel where SharedWorker is missing; a hello sent again
-  // there until answered is seen once.)
+  // there until answered, the same message, is seen once.)
+  const posted = new WeakSet();
   for (const Link of [MessagePort, BroadcastChannel]) {
     const post = Link.prototype.postMessage;
     Link.prototype.postMessage = function (message, ...rest) {
-      if (message && (message.type === 'hello' || message.type === 'watch') && seen.at(-1) !== `${message.type}:${'db' in message ? message.db : '-'}`) {
+      if (message && (message.type === 'hello' || message.type === 'watch') && !posted.has(message)) {
+        posted.add(message);
         seen.push(`${message.type}:${'db' in message ? message.db : '-'}`);
       }
       return post.call(this, message, ...rest);
@@ -251,7 +253,9 @@ describe(`${where}polyfill: edges`, () => {
         const page = await session.page();
         await page.waitForFunction(() => __protocol.some((e) => e.startsWith('watch:')));
         await sleep(200); // nothing more is sent
-        const seen = await page.evaluate(() => __protocol);
+        // (Without SharedWorker, the first tab's context says hello again, over a port, once its
+        // tab's own lock worker serves: js/connection.js. Counted once.)
+        const seen = (await page.evaluate(() => __protocol)).filter((e, at, all) => !(NO_SHARED_WORKER && e.startsWith('hello:') && at && all[at - 1].startsWith('hello:')));
         const db = seen[0].slice('open:'.length);
         const expected = {
           success: [`open:${db}`, `hello:${db}`, `watch:${db}`],
