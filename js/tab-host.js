@@ -30,10 +30,11 @@ const tell = () => host && host.postMessage(document.visibilityState == 'hidden'
 // it is another's, over BroadcastChannel: js/connection.js); should none serve when their
 // hello goes out, this one takes the service over. `failed` is called if its script cannot
 // start, `served` once it serves, `ended` when it ends otherwise (it resigned, or ended
-// itself at a fault): its
-// contexts learn its end so, not through its lifeline (they watch every other), since a
-// watch of that would fire in the page as the page ends it entering the back/forward cache,
-// and Chromium evicts a cached page for an IndexedDB event (measured).
+// itself at a fault): its contexts learn its end so, not through its lifeline (they watch
+// every other), since a watch of that would fire in the page as the page ends it entering
+// the back/forward cache, and Chromium evicts a cached page for an IndexedDB event
+// (measured). (The callbacks check that their link is still current: a stale one does
+// nothing.)
 export function ensureHost(url, failed, ended, served) {
   if (!host && !parked) {
     if (!listening) {
@@ -47,9 +48,9 @@ export function ensureHost(url, failed, ended, served) {
     const Worker = globalThis.Worker[CONNECT] || globalThis.Worker;
     const worker = (host = new Worker(url, { name: WORKER_NAME + ' ' + url }));
     hosting = 0;
-    // (An error ends it too: its script failed to load, or it ended itself at a fault.)
     // (It posts its lifeline's name once it serves, 0 as it resigns, and `fatal` if its wasm
-    // did not load: it loads it again when next told anything, at the next connection.)
+    // did not load; an error ends it too: its script failed to load, or it ended itself at a
+    // fault.)
     worker.onmessage = worker.onerror = (event) => {
       const fatal = event.data && event.data.type && event.data;
       hosting = !fatal && event.data;
@@ -62,6 +63,7 @@ export function ensureHost(url, failed, ended, served) {
       if (fatal || event.data === 0 || event.message !== undefined) worker.dispatchEvent(new MessageEvent('end', { data: fatal }));
     };
   }
+  // (Told at every connection: after a failed load, that has it load its wasm again.)
   tell();
   // (A failed start is an error event that is not an ErrorEvent.)
   if (host) host.addEventListener('error', (event) => event.message === undefined && failed());
