@@ -34,6 +34,8 @@ impl Sim {
             courier,
             shared,
             host: None,
+            hosting: None,
+            link_host: None,
             hidden: false,
             frozen: false,
             goodbye_heard: false,
@@ -46,9 +48,11 @@ impl Sim {
             db_open: false,
             port: None,
             broadcast: false,
+            unanswered: None,
             greeted: None,
             welcomed: false,
-            watchdog: 0,
+            watching: false,
+            link: 0,
             backoff: 1000,
             next_id: 0,
             reqs: BTreeMap::new(),
@@ -68,35 +72,124 @@ impl Sim {
         self.ctxs[c].parent.is_none() && self.ctxs[c].shared
     }
 
-    /// Where a new port of `c` goes: the worker it reaches (a generation), and whether over
-    /// BroadcastChannel.
-    fn route(&mut self, c: usize) -> (usize, bool) {
+    /// A page without SharedWorker (js/connection.js `tabbed`): it keeps its tab host
+    /// running while connected.
+    pub(super) fn tabbed(&self, c: usize) -> bool {
+        self.is_page(c) && !self.ctxs[c].shared
+    }
+
+    /// Connected: a port, or a link over BroadcastChannel, answered or not.
+    pub(super) fn connected(&self, c: usize) -> bool {
+        self.ctxs[c].port.is_some() || self.ctxs[c].unanswered.is_some()
+    }
+
+    /// Where a new link of `c` goes (js/connection.js `connectPort`): a port on that worker
+    /// (a generation), or `None`: over BroadcastChannel, to whichever worker serves.
+    fn route(&mut self, c: usize) -> Option<usize> {
         match self.ctxs[c].target {
-            Some(Target::Broadcast) => return (self.serving(), true),
-            Some(Target::Build(build)) => return (self.shared_worker(c, build), false),
+            Some(Target::Broadcast) => return None,
+            Some(Target::Build(build)) => return Some(self.shared_worker(c, build)),
             None => {}
         }
-        // A dedicated worker's ports are handed on by its page, to the page's own worker
-        // (over BroadcastChannel where the page's link is: told `redirect` there).
-        let owner = match self.ctxs[c].parent {
-            Some(p) => match self.ctxs[p].port {
-                Some(_) if self.ctxs[p].broadcast => return (self.serving(), true),
-                Some((gen, _)) => return (gen, false),
-                None => p,
-            },
-            None => c,
-        };
-        let build = self.ctxs[owner].build;
-        if self.ctxs[owner].shared {
-            (self.shared_worker(c, build), false)
+        if let Some(page) = self.ctxs[c].parent {
+            return self.handed_on(page, c);
+        }
+        let build = self.ctxs[c].build;
+        if self.ctxs[c].shared {
+            Some(self.shared_worker(c, build))
+        } else if self.ctxs[c].hosting.is_some() {
+            // (Its tab host said it serves: one started since, as after the page ended it
+            // at `freeze`, serves it or sends it on.)
+            Some(self.tab_host(c, c))
         } else {
-            (self.tab_host(owner, c), false)
+            // It need not wait for its own tab host to start only to be sent elsewhere.
+            None
         }
     }
 
-    /// A new port to the worker `route` finds, greeted with hello.
+    /// The port of dedicated worker `c`, handed on by its page (js/connection.js `adopt`):
+    /// over the page's port, to the worker that serves it or sends it on. Where the page's
+    /// link goes over BroadcastChannel, which carries no port, to the page's tab host (which
+    /// serves it or sends it on), or for a page with SharedWorker, over BroadcastChannel too
+    /// (the page tells it `redirect`). An unconnected page connects first: to its own.
+    fn handed_on(&mut self, page: usize, c: usize) -> Option<usize> {
+        let ctx = &self.ctxs[page];
+        if let (Some((gen, _)), false) = (ctx.port, ctx.broadcast) {
+            return Some(gen);
+        }
+        let over_broadcast = self.connected(page);
+        if !ctx.shared {
+            let host = self.tab_host(page, c);
+            // (Its link now listens to that host too.)
+            if over_broadcast {
+                self.ctxs[page].link_host = Some(host);
+            }
+            return Some(host);
+        }
+        if over_broadcast {
+            self.ctxs[c].target = Some(Target::Broadcast);
+            return None;
+        }
+        let build = ctx.build;
+        Some(self.shared_worker(c, build))
+    }
+
+    /// A new link, to the worker `route` finds or over BroadcastChannel, greeted with hello.
+    /// A page without SharedWorker makes sure its tab host runs, whichever the link, which
+    /// elects one when no other serves.
     pub(super) fn attach(&mut self, c: usize) {
-        let (gen, broadcast) = self.route(c);
+        self.close_unanswered(c);
+        let route = self.route(c);
+        let link_host = self.tabbed(c).then(|| self.tab_host(c, c));
+        let link = self.token();
+        let ctx = &mut self.ctxs[c];
+        ctx.link = link;
+        ctx.link_host = link_host;
+        ctx.welcomed = false;
+        ctx.watching = false;
+        ctx.ports += 1;
+        let hello = ClientMessage::Hello {
+            client_id: ctx.client_id.clone(),
+            db: Some(ctx.db.clone()),
+            n: ctx.ports,
+        };
+        match route {
+            Some(gen) => {
+                let port = self.open_port(c, gen);
+                let ctx = &mut self.ctxs[c];
+                ctx.port = Some((gen, port));
+                ctx.broadcast = false;
+                self.post(c, hello);
+            }
+            None => {
+                let ctx = &mut self.ctxs[c];
+                ctx.port = None;
+                ctx.broadcast = true;
+                let waiting = Vec::new();
+                ctx.unanswered = Some(Unanswered { hello, waiting });
+                self.resend(c, link);
+            }
+        }
+        let backoff = self.ctxs[c].backoff;
+        self.at(self.now + backoff, Event::Watchdog(c, link));
+    }
+
+    /// The context's link closes: if over BroadcastChannel and unanswered, what waited in it
+    /// is lost with it, a release among it for good.
+    fn close_unanswered(&mut self, c: usize) {
+        let Some(link) = self.ctxs[c].unanswered.take() else {
+            return;
+        };
+        let released = |m: &ClientMessage| matches!(m, ClientMessage::Release { .. });
+        let dropped = link.waiting.iter().filter(|m| released(m)).count();
+        if self.trace && dropped > 0 {
+            println!("        {dropped} release(s) dropped by context {c}");
+        }
+        self.dropped_releases += dropped as u64;
+    }
+
+    /// A new port of `c` on worker `gen`.
+    fn open_port(&mut self, c: usize, gen: usize) -> PortId {
         let worker = &mut self.workers[gen];
         worker.next_port += 1;
         let port = PortId(worker.next_port);
@@ -114,7 +207,7 @@ impl Sim {
         // before the page's goodbye, on the page's port; not modelled.)
         // Now and then it lands just as the newer port's first messages do (its hello, then
         // what it re-declares), between them.
-        if self.ctxs[c].courier && !broadcast && self.rng.chance(6) {
+        if self.ctxs[c].courier && self.rng.chance(6) {
             let late = if self.rng.chance(30) {
                 self.now + self.ctxs[c].backoff + self.rng.range(1, 8)
             } else {
@@ -123,24 +216,72 @@ impl Sim {
             self.fifo.insert((true, gen, port), late);
             self.ctxs[c].late_until = self.ctxs[c].late_until.max(late);
         }
-        let ctx = &mut self.ctxs[c];
-        ctx.port = Some((gen, port));
-        ctx.broadcast = broadcast;
-        ctx.welcomed = false;
-        ctx.ports += 1;
-        let hello = ClientMessage::Hello {
-            client_id: ctx.client_id.clone(),
-            db: Some(ctx.db.clone()),
-            n: ctx.ports,
+        port
+    }
+
+    /// The hello of link `link` goes out on the serving workers' channel, and again every
+    /// RESEND_MS until answered: it reaches the worker that serves then, if one does (a
+    /// frozen one once it thaws), and is lost otherwise.
+    pub(super) fn resend(&mut self, c: usize, link: u64) {
+        let ctx = &self.ctxs[c];
+        let Some(unanswered) = ctx.unanswered.as_ref().filter(|_| ctx.link == link) else {
+            return;
         };
-        self.post(c, hello);
-        let token = self.token();
-        self.ctxs[c].watchdog = token;
-        let backoff = self.ctxs[c].backoff;
-        self.at(self.now + backoff, Event::Watchdog(c, token));
+        let hello = unanswered.hello.clone();
+        if let Some(gen) = self.leader() {
+            self.after(0, 8, Event::Bridge(gen, c, link, hello));
+        }
+        self.at(self.now + RESEND_MS, Event::Resend(c, link));
+    }
+
+    /// The bridging worker's first message reaches the link: what waited goes out on it.
+    /// (A link closed meanwhile drops it; a second worker's bridge of it is not modelled.)
+    pub(super) fn answered(&mut self, c: usize, link: u64, port: (usize, PortId)) {
+        let ctx = &mut self.ctxs[c];
+        if ctx.link != link {
+            return;
+        }
+        let Some(unanswered) = ctx.unanswered.take() else {
+            return;
+        };
+        ctx.port = Some(port);
+        for message in unanswered.waiting {
+            self.post(c, message);
+        }
+    }
+
+    /// The page hears its tab host serve: a link over BroadcastChannel that listens to it,
+    /// still unanswered, is replaced by a port to it (js/connection.js `host`'s `served`).
+    pub(super) fn host_serves(&mut self, page: usize, gen: usize) {
+        let ctx = &mut self.ctxs[page];
+        // (Nothing more comes from one the page has ended.)
+        if ctx.host != Some(gen) {
+            return;
+        }
+        ctx.hosting = Some(gen);
+        if ctx.link_host == Some(gen) && ctx.unanswered.is_some() {
+            self.reconnect(page);
+        }
+    }
+
+    /// The page hears its tab host end: it forgets it, and the link that listens to it is
+    /// replaced (`ended`), whatever worker that link reached.
+    pub(super) fn host_ended(&mut self, page: usize, gen: usize) {
+        let ctx = &mut self.ctxs[page];
+        ctx.hosting = None;
+        if ctx.host == Some(gen) {
+            ctx.host = None;
+        }
+        if ctx.link_host == Some(gen) && self.connected(page) {
+            self.reconnect(page);
+        }
     }
 
     pub(super) fn post(&mut self, c: usize, message: ClientMessage) {
+        if let Some(unanswered) = &mut self.ctxs[c].unanswered {
+            unanswered.waiting.push(message);
+            return;
+        }
         let Some((gen, port)) = self.ctxs[c].port else {
             // (Unconnected after a failed start, it connects at its next request: the
             // request, kept, is declared with the rest.)
@@ -150,6 +291,11 @@ impl Sim {
             }
             return;
         };
+        self.send(gen, port, message);
+    }
+
+    /// A message on its way to worker `gen`'s port, behind what went before on it.
+    pub(super) fn send(&mut self, gen: usize, port: PortId, message: ClientMessage) {
         let delay = self.rng.range(0, 8);
         let key = (true, gen, port);
         let t = (self.now + delay).max(*self.fifo.get(&key).unwrap_or(&0));
@@ -196,14 +342,20 @@ impl Sim {
     /// a new port, its requests and queries re-declared.
     pub(super) fn evicted(&mut self, c: usize) {
         self.ctxs[c].reqs.retain(|_, r| r.state != State::Held);
+        self.forget_db(c);
+        self.open_db(c);
+        self.reconnect(c);
+    }
+
+    /// Closes the context's database, and names the next one (js/connection.js
+    /// `forgetDatabase`: an open still under way then closes the database as it succeeds).
+    fn forget_db(&mut self, c: usize) {
         let old = self.ctxs[c].db.clone();
         self.close_db(&old);
         let ctx = &mut self.ctxs[c];
         ctx.generation += 1;
         ctx.db = text(&format!("web-locks-client-{c}-{}", ctx.generation));
         ctx.db_open = false;
-        self.open_db(c);
-        self.reconnect(c);
     }
 
     /// indexedDB.open(db, 1), called before a hello that names it; the storage backend
@@ -258,6 +410,7 @@ impl Sim {
         let ctx = &mut self.ctxs[c];
         ctx.alive = false;
         ctx.port = None;
+        ctx.unanswered = None;
         ctx.died_at = Some(self.now);
         let db = ctx.db.clone();
         let check = self.now.max(ctx.late_until) + DEATH_BOUND;
@@ -280,13 +433,13 @@ impl Sim {
         let thaw = self.now + self.rng.range(DEATH_BOUND + 100, 2500);
         self.leave(c, thaw);
         if let Some(host) = self.ctxs[c].host {
-            self.crash_worker(host);
+            self.end_host(host);
         }
     }
 
     /// A hidden page without SharedWorker is suspended, its workers with it, until it
-    /// resumes. Chromium-like, at `freeze` it ends its tab host, and if that worker served
-    /// (it said so: js/tab-host.js `hosting`) it says goodbye and freezes as into the
+    /// resumes. Chromium-like, at `freeze` it ends its tab host, and if a worker of it said
+    /// it serves (js/tab-host.js `hosting`) it says goodbye and freezes as into the
     /// back/forward cache (`leave`: js/install.js), its contexts connecting again when it
     /// resumes. Otherwise (Safari-like: no `freeze` event, the tab host freezes with it a
     /// moment later, its lifeline open; or Chromium-like, its worker not serving) its
@@ -296,7 +449,7 @@ impl Sim {
         let resume = self.now + self.rng.range(DEATH_BOUND + 100, 2500);
         let host = self.ctxs[c].host;
         if self.freeze_ends_host {
-            let hosting = host.is_some_and(|gen| self.workers[gen].led);
+            let hosting = self.ctxs[c].hosting.is_some();
             if hosting {
                 self.leave(c, resume);
             }
@@ -345,13 +498,12 @@ impl Sim {
         checked.push(c);
         self.ctxs[c].goodbye_heard = false;
         self.goodbye(c);
-        let db = self.ctxs[c].db.clone();
-        self.close_db(&db);
+        self.forget_db(c);
         let ctx = &mut self.ctxs[c];
         ctx.reqs.clear();
         ctx.port = None;
-        ctx.db_open = false;
-        // (A page's ports are never late: see `attach`.)
+        ctx.unanswered = None;
+        // (A page's ports are never late: see `open_port`.)
         let check = self.now + DEATH_BOUND;
         for k in self.frozen_with(c) {
             let ctx = &mut self.ctxs[k];
@@ -383,7 +535,8 @@ impl Sim {
         self.set_hidden(c, false);
         // pageshow, or resume: a client again, with a new database and port.
         if left {
-            self.evicted(c);
+            self.open_db(c);
+            self.reconnect(c);
         }
     }
 
@@ -413,11 +566,14 @@ impl Sim {
     }
 
     /// A context's connection to `db` closes: every watch blocked on it ends (the first
-    /// watcher deletes the database).
+    /// watcher deletes the database). Unwatched, it stays, closed, until a watch finds it so.
     pub(super) fn close_db(&mut self, db: &Text) {
         if let Some(state) = self.dbs.get_mut(db) {
             state.open_by = None;
             let watchers = std::mem::take(&mut state.watchers);
+            if watchers.is_empty() {
+                return;
+            }
             for gen in watchers {
                 let end = WatchEnd::Died;
                 self.after(5, 300, Event::WorkerWatchEnd(gen, db.clone(), end));
@@ -530,7 +686,7 @@ impl Sim {
                 if !running.is_empty() {
                     let gen = running[self.rng.below(running.len() as u64) as usize];
                     if self.workers[gen].alive {
-                        self.crash_worker(gen);
+                        self.fault(gen);
                     }
                 }
             }
@@ -566,11 +722,13 @@ impl Sim {
         let active = self.now < ACTIVE_PHASE;
         match message {
             WorkerMessage::Welcome { .. } => {
+                let gen = via.0;
                 let ctx = &mut self.ctxs[c];
                 ctx.welcomed = true;
+                ctx.watching = ctx.hosting != Some(gen);
                 ctx.backoff = 1000;
-                let gen = via.0;
-                if !self.workers[gen].alive || self.workers[gen].lifeline_closed {
+                let gone = !self.workers[gen].alive || self.workers[gen].lifeline_closed;
+                if ctx.watching && gone {
                     self.after(5, 300, Event::WorkerDied(c, gen));
                 }
             }

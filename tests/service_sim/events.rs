@@ -117,16 +117,13 @@ impl Sim {
                     self.reconnect(c);
                 }
             }
-            Event::Watchdog(c, token) => {
-                let ctx = &mut self.ctxs[c];
-                if ctx.alive && ctx.watchdog == token && !ctx.welcomed && ctx.port.is_some() {
+            // (A link over BroadcastChannel too: a new one, whose hello may find a worker.)
+            Event::Watchdog(c, link) => {
+                let ctx = &self.ctxs[c];
+                if ctx.alive && ctx.link == link && !ctx.welcomed && self.connected(c) {
+                    let ctx = &mut self.ctxs[c];
                     ctx.backoff = (ctx.backoff * 2).min(8000);
-                    // (Over BroadcastChannel again, to whichever worker serves by then.)
-                    let broadcast = ctx.broadcast;
                     self.reconnect(c);
-                    if broadcast {
-                        self.ensure_own_worker(c);
-                    }
                 }
             }
             Event::Claim(gen, over) => {
@@ -165,10 +162,10 @@ impl Sim {
                     }
                     let worker = &mut self.workers[gen];
                     worker.service.handle_claimed(recorded, dbs);
-                    worker.led |= worker.service.is_leading();
                     if !std::mem::replace(&mut worker.served, true) && worker.hidden {
                         worker.service.handle_hidden(true);
                     }
+                    self.tell_serving(gen);
                     self.drain(gen);
                 }
             }
@@ -206,7 +203,7 @@ impl Sim {
                 // (With a leader to go to, it goes whatever it has: what it released
                 // meanwhile is still held there, until its next port's re-declaration.)
                 let due = ctx.target.is_some() || !ctx.reqs.is_empty();
-                if ctx.alive && !ctx.frozen && ctx.port.is_none() && due {
+                if ctx.alive && !ctx.frozen && !self.connected(c) && due {
                     self.reconnect(c);
                 }
             }
@@ -274,12 +271,33 @@ impl Sim {
                     self.crash_worker(gen);
                 }
             }
+            Event::Resend(c, link) => {
+                if self.ctxs[c].alive {
+                    self.resend(c, link);
+                }
+            }
+            Event::Bridge(gen, c, link, hello) => self.bridge(gen, c, link, hello),
+            Event::Answered(c, link, port) => {
+                if self.ctxs[c].alive {
+                    self.answered(c, link, port);
+                }
+            }
+            Event::HostServes(page, gen) => {
+                if self.ctxs[page].alive {
+                    self.host_serves(page, gen);
+                }
+            }
+            Event::HostEnded(page, gen) => {
+                if self.ctxs[page].alive {
+                    self.host_ended(page, gen);
+                }
+            }
         }
     }
 
     /// A frozen worker's event put off until it thaws, in its original order among those
     /// then due (what it was sent keeps its order: a port's connection before its hello).
-    /// (A context's waits behind everything then due: its page's thaw first.)
+    /// (A context's waits behind everything then due, its page's thaw first: `BEHIND`.)
     fn defer(&mut self, time: Time, seq: u64, key: usize, event: Event) {
         self.events.insert(key, event);
         self.queue.push(Reverse((time, seq, key)));
@@ -303,13 +321,17 @@ impl Sim {
                 | Event::StartFailed(c, _)
                 | Event::Settled(c)
                 | Event::Visibility(c)
+                | Event::Resend(c, _)
+                | Event::Answered(c, ..)
+                | Event::HostServes(c, _)
+                | Event::HostEnded(c, _)
                 | Event::Act(c) => Some(*c),
                 _ => None,
             };
             if let Some(c) = ctx {
                 let busy = self.ctxs[c].busy_until;
                 if busy > self.now && self.ctxs[c].alive {
-                    self.at(busy, event);
+                    self.defer(busy, seq | BEHIND, key, event);
                     continue;
                 }
             }
@@ -321,6 +343,7 @@ impl Sim {
                 | Event::Lifeline(gen)
                 | Event::Claimed(gen, ..)
                 | Event::Hidden(gen, _)
+                | Event::Bridge(gen, ..)
                 | Event::Signal(gen, _) => Some(*gen),
                 _ => None,
             };
@@ -361,6 +384,11 @@ impl Sim {
         self.now = self.now.max(until);
     }
 }
+
+/// Marks a context's event put off: behind what else is due then, still in its original
+/// order among its own (put off again, by a longer task or a freeze, it keeps it: a link's
+/// first message before the replies on it).
+const BEHIND: u64 = 1 << 48;
 
 /// A trace line with the UTF-16 names (lists of three or more printable codes) as text.
 fn readable(line: &str) -> String {

@@ -25,60 +25,32 @@ impl Sim {
         }
     }
 
-    /// The worker a link over BroadcastChannel reaches: the one the origin's record names,
-    /// if it serves (only a serving worker hears the channel); else none.
-    pub(super) fn serving(&mut self) -> usize {
-        match self.record {
-            Some(gen) if self.workers[gen].alive && self.workers[gen].service.is_leading() => gen,
-            _ => self.nowhere(),
-        }
+    /// The worker that hears hellos on the serving workers' channel: the one the origin's
+    /// record names, if it serves (only a serving worker listens there).
+    pub(super) fn leader(&self) -> Option<usize> {
+        self.record
+            .filter(|&gen| self.workers[gen].alive && self.workers[gen].service.is_leading())
     }
 
-    /// A link over BroadcastChannel went unanswered (no worker served when its hello came,
-    /// or the one that did is slow or frozen): the context's page makes sure the lock worker
-    /// it would construct runs (its own build's, or where that was deployed away, the
-    /// recorded leader's build's), which elects one if every other has gone, without
-    /// connecting to it (a release sent there would be lost to the serving worker, which may
-    /// still have the lock). If none can start, what waits on the context rejects, as when
-    /// a page's own worker fails to start with nowhere else to go (held locks stay).
-    /// (Assumed of the glue: js/connection.js only sends such a context over BroadcastChannel
-    /// again, which no worker may ever answer.)
-    pub(super) fn ensure_own_worker(&mut self, c: usize) {
-        let page = self.ctxs[c].parent.unwrap_or(c);
-        if !self.ctxs[page].alive || self.ctxs[page].frozen {
+    /// A link's hello reaches worker `gen`: serving, it bridges the link's channel to a port
+    /// of its own, once (js/worker-entry.js), hands the service the hello, and answers the
+    /// link. (A link its context has closed meanwhile is bridged too: nothing more comes
+    /// on it.)
+    pub(super) fn bridge(&mut self, gen: usize, c: usize, link: u64, hello: ClientMessage) {
+        let worker = &mut self.workers[gen];
+        if !worker.alive || !worker.service.is_leading() || !self.bridged.insert((gen, link)) {
             return;
         }
-        if !self.ctxs[page].shared {
-            self.tab_host(page, c);
-            return;
-        }
-        let mut build = self.ctxs[page].build;
-        if let Some(leader) = self.record.filter(|_| self.gone.contains(&build)) {
-            if !self.workers[leader].tab {
-                build = self.workers[leader].build;
-            }
-        }
-        if !self.gone.contains(&build) {
-            self.shared_worker(c, build);
-            return;
-        }
-        let ctx = &mut self.ctxs[c];
-        let before = ctx.reqs.len();
-        ctx.reqs.retain(|_, r| r.state == State::Held);
-        self.answered += (before - ctx.reqs.len()) as u64;
-    }
-
-    /// A worker that never lives, for ports that reach none.
-    fn nowhere(&mut self) -> usize {
-        if let Some(gen) = self.nowhere {
-            return gen;
-        }
-        let gen = self.workers.len();
-        self.workers
-            .push(Worker::new(gen, usize::MAX, usize::MAX, false));
-        self.workers[gen].alive = false;
-        self.nowhere = Some(gen);
-        gen
+        worker.next_port += 1;
+        let port = PortId(worker.next_port);
+        worker.service.handle_connect(port);
+        self.port_owner.insert((gen, port), c);
+        self.send(gen, port, hello);
+        // (Its first message on the link's channel, before any reply.)
+        let key = (false, gen, port);
+        let t = (self.now + self.rng.range(0, 8)).max(*self.fifo.get(&key).unwrap_or(&0));
+        self.fifo.insert(key, t);
+        self.at(t, Event::Answered(c, link, (gen, port)));
     }
 
     /// A new lock worker at `build`'s URL, constructed for context `c`: a SharedWorker, or
@@ -95,8 +67,10 @@ impl Sim {
         }
         if tab {
             // It learns whether its page is hidden at once (js/tab-host.js `tell`).
-            self.ctxs[host].host = Some(gen);
-            if self.ctxs[host].hidden {
+            let page = &mut self.ctxs[host];
+            page.host = Some(gen);
+            page.hosting = None;
+            if page.hidden {
                 self.tell_hidden(gen, true);
             }
         } else {
@@ -125,6 +99,14 @@ impl Sim {
         self.at(t, Event::Hidden(gen, hidden));
     }
 
+    /// A worker faults and ends itself: a tab host's page hears it end (an error event).
+    pub(super) fn fault(&mut self, gen: usize) {
+        self.crash_worker(gen);
+        if self.workers[gen].tab {
+            self.tell_page(gen, Event::HostEnded(self.workers[gen].host, gen));
+        }
+    }
+
     /// The worker ends (a crash, its tab's end, or its glue's after it resigned), losing
     /// what was in flight; its lifeline closes.
     pub(super) fn crash_worker(&mut self, gen: usize) {
@@ -134,7 +116,6 @@ impl Sim {
         }
         self.close_lifeline(gen);
         if self.workers[gen].tab {
-            self.forget_host(gen);
             return;
         }
         // For a while, new ports may still reach the dead worker and go unanswered.
@@ -145,7 +126,32 @@ impl Sim {
         }
     }
 
-    /// Its page no longer knows a tab host (it ended, or said it no longer serves).
+    /// The page ends its tab host (js/tab-host.js `endHost`): it forgets it at once, but not
+    /// that it served (`hosting`).
+    pub(super) fn end_host(&mut self, gen: usize) {
+        self.crash_worker(gen);
+        self.forget_host(gen);
+    }
+
+    /// A tab host's message to its page (in order, on the worker's own channel).
+    fn tell_page(&mut self, gen: usize, event: Event) {
+        let key = (false, gen, PortId(0));
+        let t = (self.now + self.rng.range(0, 8)).max(*self.fifo.get(&key).unwrap_or(&0));
+        self.fifo.insert(key, t);
+        self.at(t, event);
+    }
+
+    /// A tab host that now serves tells its page so, once.
+    pub(super) fn tell_serving(&mut self, gen: usize) {
+        let worker = &mut self.workers[gen];
+        if worker.tab && !worker.led && worker.service.is_leading() {
+            worker.led = true;
+            let page = worker.host;
+            self.tell_page(gen, Event::HostServes(page, gen));
+        }
+    }
+
+    /// Its page no longer knows a tab host (the page ended it).
     fn forget_host(&mut self, gen: usize) {
         let page = self.workers[gen].host;
         if self.ctxs[page].host == Some(gen) {
@@ -153,15 +159,15 @@ impl Sim {
         }
     }
 
-    /// The worker's lifeline database closes: contexts welcomed by it and workers following
-    /// it notice (late, at most 300 ms).
+    /// The worker's lifeline database closes: contexts that watch it (welcomed by it) and
+    /// workers following it notice (late, at most 300 ms).
     fn close_lifeline(&mut self, gen: usize) {
         if std::mem::replace(&mut self.workers[gen].lifeline_closed, true) {
             return;
         }
         for c in 0..self.ctxs.len() {
             let ctx = &self.ctxs[c];
-            if ctx.alive && ctx.welcomed && ctx.port.is_some_and(|(g, _)| g == gen) {
+            if ctx.alive && ctx.watching && ctx.port.is_some_and(|(g, _)| g == gen) {
                 self.after(5, 300, Event::WorkerDied(c, gen));
             }
         }
@@ -180,7 +186,7 @@ impl Sim {
             self.forget_host(gen);
             self.workers[gen].frozen_until = resume;
         } else {
-            self.crash_worker(gen);
+            self.end_host(gen);
         }
     }
 
@@ -223,8 +229,8 @@ impl Sim {
     }
 
     /// Another worker's signal reaches `gen`. (With the bug, its loader resigns for it: a
-    /// hidden tab's leader hearing `Visible` has its lifeline closed and is forgotten by its
-    /// page, but its service is never told.)
+    /// hidden tab's leader hearing `Visible` has its lifeline closed and tells its page it
+    /// ended, but its service is never told.)
     pub(super) fn signal(&mut self, gen: usize, signal: Signal) {
         let worker = &self.workers[gen];
         // (The loader listens once its first claim is answered.)
@@ -238,7 +244,7 @@ impl Sim {
             && worker.service.is_leading()
         {
             self.close_lifeline(gen);
-            self.forget_host(gen);
+            self.tell_page(gen, Event::HostEnded(self.workers[gen].host, gen));
             return;
         }
         self.workers[gen].service.handle_signal(signal);
@@ -306,11 +312,11 @@ impl Sim {
                         }
                     }
                 }
-                // Its page forgets it (it posts 0: js/tab-host.js), and its loader ends it.
+                // It tells its page (it posts 0: js/tab-host.js), and its loader ends it.
                 Output::Resign => {
                     self.workers[gen].resigned = true;
                     if self.workers[gen].tab {
-                        self.forget_host(gen);
+                        self.tell_page(gen, Event::HostEnded(self.workers[gen].host, gen));
                     }
                     self.after(0, 20, Event::EndWorker(gen));
                 }
