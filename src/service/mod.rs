@@ -34,6 +34,8 @@ mod election;
 mod liveness;
 mod recovery;
 mod tabs;
+#[cfg(test)]
+mod tests;
 
 use crate::fifo::Fifo;
 use crate::table::Table;
@@ -379,6 +381,18 @@ impl Service {
                 }
                 entry.port = port;
                 entry.n = n;
+                // What still waits from the replaced port counts as what comes on it from
+                // now on: only its releases and aborts. The context declares its requests
+                // and queries anew on this port; a waiting copy would be a second request
+                // (granted then stolen at the flush, the copy would be granted again, to a
+                // context that has forgotten it).
+                self.deferred.retain(|(c, message)| {
+                    *c != existing
+                        || matches!(
+                            message,
+                            ClientMessage::Release { .. } | ClientMessage::Abort { .. }
+                        )
+                });
                 existing
             }
             None => {

@@ -1,0 +1,117 @@
+//! Unit tests of the service's clients: takeovers by a context's newer port.
+
+use super::*;
+use crate::protocol::text;
+
+fn leader(epoch: &str) -> Leader {
+    Leader {
+        epoch: text(epoch),
+        url: text("build"),
+        lifeline: text(&("web-locks-worker-".to_owned() + epoch)),
+    }
+}
+
+/// A serving worker, welcoming, that awaits the survivors `survey` names.
+fn serving(survey: &[&str]) -> Service {
+    let mut s = Service::new(&text("me"));
+    s.handle_lifeline(Some(&text("web-locks-worker-me")));
+    s.handle_claimed(leader("me"), survey.iter().map(|db| text(db)).collect());
+    s
+}
+
+/// What the service sent since, but welcomes.
+fn sent(s: &mut Service) -> Vec<(PortId, WorkerMessage)> {
+    core::iter::from_fn(|| s.poll_output())
+        .filter_map(|output| match output {
+            Output::Send(_, WorkerMessage::Welcome { .. }) => None,
+            Output::Send(port, message) => Some((port, message)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn hello(port: u32, client_id: &str, db: &str, n: u32) -> (PortId, ClientMessage) {
+    let db = Some(text(db));
+    (
+        PortId(port),
+        ClientMessage::Hello {
+            client_id: text(client_id),
+            db,
+            n,
+        },
+    )
+}
+
+fn watch(port: u32, db: &str) -> (PortId, ClientMessage) {
+    (PortId(port), ClientMessage::Watch { db: Some(text(db)) })
+}
+
+fn request(port: u32, id: u32, name: &str, steal: bool) -> (PortId, ClientMessage) {
+    let request = ClientMessage::Request {
+        id,
+        names: vec![text(name)],
+        mode: Mode::Exclusive,
+        if_available: false,
+        steal,
+    };
+    (PortId(port), request)
+}
+
+fn feed(s: &mut Service, messages: Vec<(PortId, ClientMessage)>) {
+    for (port, message) in messages {
+        if matches!(message, ClientMessage::Hello { .. }) {
+            s.handle_connect(port);
+        }
+        s.handle_message(port, message);
+    }
+}
+
+#[test]
+fn a_takeover_drops_what_waits_from_the_replaced_port_but_its_releases_and_aborts() {
+    // Recovering: the survivor "a" is awaited, so everything waits.
+    let mut s = serving(&["db-a"]);
+    feed(
+        &mut s,
+        vec![
+            // "a" holds "z" and releases it, and asks for "x", on its first port.
+            hello(1, "a", "db-a", 1),
+            (
+                PortId(1),
+                ClientMessage::Reclaim {
+                    id: 1,
+                    names: vec![text("z")],
+                    mode: Mode::Exclusive,
+                },
+            ),
+            (PortId(1), ClientMessage::Release { id: 1 }),
+            request(1, 2, "x", false),
+            // "b" steals "x" meanwhile.
+            hello(2, "b", "db-b", 1),
+            request(2, 1, "x", true),
+            watch(2, "db-b"),
+            // "a" reconnects: "x" declared anew, then its watch ends the wait.
+            hello(3, "a", "db-a", 2),
+            request(3, 2, "x", false),
+            watch(3, "db-a"),
+        ],
+    );
+    assert!(!s.is_recovering());
+    // One request of "a" for "x", queued behind the steal; "z" released.
+    assert_eq!(
+        sent(&mut s),
+        [(PortId(2), WorkerMessage::Granted { id: 1 })]
+    );
+    let (held, pending) = s.locks();
+    assert_eq!(held.len(), 1);
+    assert_eq!(
+        (held[0].name.clone(), held[0].client_id.clone()),
+        (text("x"), text("b"))
+    );
+    assert_eq!(pending.len(), 1);
+    // Granted once, when "b" releases it.
+    s.handle_message(PortId(2), ClientMessage::Release { id: 1 });
+    assert_eq!(
+        sent(&mut s),
+        [(PortId(3), WorkerMessage::Granted { id: 2 })]
+    );
+}
