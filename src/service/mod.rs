@@ -364,6 +364,18 @@ impl Service {
     // ----- Clients -----------------------------------------------------------------------
 
     fn hello(&mut self, port: PortId, client_id: Text, db: Option<Text>, n: u32) {
+        // A newer port naming another database starts a new life of its context, and the
+        // old life ends as at a goodbye: a context takes a new database only once it holds
+        // nothing it got before (evicted, back from the back/forward cache, or its lock
+        // worker failed while it held nothing). Taken over instead, a client registered by a
+        // stale hello (bridged after its link closed) kept a database that is gone, and
+        // refused the context's `watch`.
+        if let Some(&known) = self.by_client_id.get(&client_id[..]) {
+            let entry = self.clients.get(&known).expect("indexed client");
+            if n > entry.n && db.is_some() && entry.db.is_some() && db != entry.db {
+                self.disconnect(known, true);
+            }
+        }
         let client = match self.by_client_id.get(&client_id[..]) {
             // A context that believed its port dead reconnected while this worker still
             // knows it: the new port takes the client over, state and all; replies go to

@@ -115,3 +115,27 @@ fn a_takeover_drops_what_waits_from_the_replaced_port_but_its_releases_and_abort
         [(PortId(3), WorkerMessage::Granted { id: 2 })]
     );
 }
+
+#[test]
+fn a_newer_hello_with_another_database_starts_a_new_life() {
+    let mut s = serving(&[]);
+    feed(
+        &mut s,
+        vec![
+            // A stale hello, bridged after its link closed, names the database of then.
+            hello(1, "a", "db-a-1", 1),
+            // The context came back with a new database, on a newer port.
+            hello(2, "a", "db-a-2", 2),
+            watch(2, "db-a-2"),
+            request(2, 1, "x", false),
+        ],
+    );
+    assert_eq!(
+        sent(&mut s),
+        [(PortId(2), WorkerMessage::Granted { id: 1 })]
+    );
+    // The old database's end is not this life's.
+    s.handle_watch_end(&text("db-a-1"), WatchEnd::Died);
+    assert_eq!(sent(&mut s), []);
+    assert_eq!(s.locks().0.len(), 1);
+}
