@@ -51,13 +51,15 @@ node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/
 
 # The same behavioural suites where SharedWorker is missing (removed from every page by an
 # init script: tests/e2e/browser.mjs): a tab hosts the lock worker (src/service/tabs.rs).
-# (builds and hosts concern SharedWorker URLs; tab-host.test.mjs always runs without it.)
+# (tab-host.test.mjs always runs without it.)
 NO_SHARED_WORKER_SUITES="tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs
-  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/realms.test.mjs"
+  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs
+  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs"
 step "end to end in headless Chromium without SharedWorker: the behavioural suites, native reference and polyfill"
 E2E_SHARED_WORKER=none node --test --test-timeout=300000 --test-concurrency=1 $NO_SHARED_WORKER_SUITES
 
-# (Tests that need Chromium's DevTools protocol, such as renderer crashes, are skipped there.)
+# (Tests that need Chromium's DevTools protocol, such as a service worker's stop, are skipped
+# there; a tab crashes by its content process's end: tests/e2e/browser.mjs.)
 step "end to end in headless Firefox ESR (WebDriver BiDi): the behavioural suites, native reference and polyfill"
 E2E_BROWSER=firefox node --test --test-timeout=300000 --test-concurrency=1 \
   tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs \

@@ -4,6 +4,7 @@
 // each behind the same Playwright-shaped interface), a static server, and pages that use
 // either the native API or the polyfill.
 import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,9 +17,9 @@ export const IMPLS = ['native', 'polyfill'];
 // The browser the suites run in: 'chromium' (default), 'firefox' or 'webkit'.
 export const BROWSER = process.env.E2E_BROWSER || 'chromium';
 if (!['chromium', 'firefox', 'webkit'].includes(BROWSER)) throw new Error(`E2E_BROWSER=${BROWSER}: chromium, firefox or webkit`);
-// Chromium's DevTools protocol: crashing a renderer, stopping a service worker. A test that
-// needs it says `{ skip: needsCdp }`: skipped elsewhere, with the reason.
-export const needsCdp = BROWSER !== 'chromium' && `${BROWSER}: needs Chromium's DevTools protocol (renderer crash, service worker stop)`;
+// Chromium's DevTools protocol: stopping a service worker, injecting a fault into a worker. A
+// test that needs it says `{ skip: needsCdp }`: skipped elsewhere, with the reason.
+export const needsCdp = BROWSER !== 'chromium' && `${BROWSER}: needs Chromium's DevTools protocol (service worker stop, worker fault)`;
 // Prefixes describe() names outside Chromium, so that reports say where they ran.
 export const where = BROWSER === 'chromium' ? '' : `${BROWSER} `;
 
@@ -77,6 +78,68 @@ export async function launch({ bfcache = false } = {}) {
       await new Promise((ok) => server.close(ok));
     },
   };
+}
+
+// Prepares to crash `page`'s tab as a renderer crash does (no pagehide, no unload, its
+// workers gone with it) and returns the crash: a function that starts it and returns
+// Date.now() then. Chromium: its DevTools protocol's Page.crash. Firefox and WebKit: SIGKILL to
+// the content process that hosts the tab (each tab of the suites has one of its own in both;
+// a test whose other pages shared it would see them crash too), found before, as the process
+// whose CPU time a busy moment in the page grows.
+export async function prepareCrash(page) {
+  if (BROWSER === 'chromium') {
+    const cdp = await page.context().newCDPSession(page);
+    return () => {
+      const t0 = Date.now();
+      cdp.send('Page.crash').catch(() => {}); // (never answered)
+      return t0;
+    };
+  }
+  const pid = await contentProcess(page);
+  return () => {
+    const t0 = Date.now();
+    process.kill(pid, 'SIGKILL');
+    return t0;
+  };
+}
+export const crash = async (page) => (await prepareCrash(page))();
+// WebKitWebDriver ends its whole session (every page of the context) as soon as one of its
+// pages' web process dies: "invalid session id: session deleted because of page crash or
+// hang" (measured, WebKitGTK 2.50.6), so the surviving pages can no longer be driven. A test
+// that crashes a tab says `{ skip: needsCrash }`.
+export const needsCrash = BROWSER === 'webkit' && 'webkit: its driver ends the session (all its pages) when a page crashes';
+
+// Firefox's and WebKit's content processes below this one: pid → CPU time (clock ticks).
+const CONTENT = /-isForBrowser|WebKitWebProcess/;
+function contentProcesses() {
+  const procs = new Map();
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.set(+pid, { ppid: +fields[1], cpu: +fields[11] + +fields[12], cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8') });
+    } catch {
+      // (It ended meanwhile.)
+    }
+  }
+  const mine = new Set([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, { ppid }] of procs) if (!mine.has(pid) && mine.has(ppid)) grew = mine.add(pid);
+  }
+  return new Map([...procs].filter(([pid, p]) => mine.has(pid) && CONTENT.test(p.cmd)).map(([pid, p]) => [pid, p.cpu]));
+}
+async function contentProcess(page) {
+  const before = contentProcesses();
+  await page.evaluate(() => {
+    for (const t = performance.now(); performance.now() - t < 300; );
+  });
+  const grown = [...contentProcesses()].map(([pid, cpu]) => [pid, cpu - (before.get(pid) ?? cpu)]).sort((a, b) => b[1] - a[1]);
+  // (300 ms are 30 ticks; every other process was close to idle: measured ≤ 1.)
+  if (!grown.length || grown[0][1] < 15 || (grown[1] && grown[1][1] > grown[0][1] / 3)) {
+    throw new Error(`${BROWSER}: cannot tell which process hosts the tab (CPU ticks grown: ${JSON.stringify(grown.slice(0, 3))})`);
+  }
+  return grown[0][0];
 }
 
 // Hides the native API before any script runs, so the polyfill's auto-install takes over.

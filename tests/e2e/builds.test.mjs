@@ -6,7 +6,7 @@
 // by construction). Builds are served by scripts/serve.mjs at /builds/<name>/.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, hold, launch, needsCdp, newSession, query, release, until, where } from './browser.mjs';
+import { IMPLS, NO_SHARED_WORKER, crash, hold, launch, needsCrash, newSession, query, release, until, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -21,6 +21,10 @@ let made = 0;
 const builds = () => [`old-${++made}`, `new-${made}`];
 // Whether `target` logged `entry` within `ms` (for what must not happen).
 const within = (target, entry, ms) => until(target, entry, ms).then(() => true, () => false);
+// Declared: the protocol-4 build predates tab hosting: where SharedWorker is missing it
+// installs nothing (docs/lifecycle.md, known limits).
+const predatesTabs = (impl, tabs) =>
+  NO_SHARED_WORKER && impl === 'polyfill' && tabs.includes('protocol-4') && 'protocol-4 predates tab hosting: without SharedWorker it installs nothing';
 
 for (const impl of IMPLS) {
   describe(`${where}${impl}: one lock manager per origin, whatever build`, () => {
@@ -35,7 +39,7 @@ for (const impl of IMPLS) {
     // Both directions: the first tab's build serves (its lock worker claimed the origin),
     // the other's lock worker sends its tab there.
     for (const [first, second] of [builds(), ['protocol-4', 'current'], ['current', 'protocol-4']]) {
-      it(`builds ${first} then ${second} in two tabs exclude each other both ways; query() sees both`, async () => {
+      it(`builds ${first} then ${second} in two tabs exclude each other both ways; query() sees both`, { skip: predatesTabs(impl, [first, second]) }, async () => {
         const s = await fresh();
         const a = await page(s, first);
         await hold(a, 'a', 'x');
@@ -73,7 +77,7 @@ for (const impl of IMPLS) {
       await until(b, 'granted:bx:x:exclusive');
     });
 
-    it("the serving lock worker's tab crashes while tabs of both builds hold and wait: no double grant, waiters granted within 1 s", { skip: needsCdp }, async () => {
+    it("the serving lock worker's tab crashes while tabs of both builds hold and wait: no double grant, waiters granted within 1 s", { skip: needsCrash }, async () => {
       const [old, current] = builds();
       const s = await fresh();
       const a = await page(s, old); // its lock worker serves
@@ -85,8 +89,7 @@ for (const impl of IMPLS) {
       await until(c, 'granted:cy:y:exclusive');
       await hold(c, 'cx', 'x');
       await query(c);
-      const t0 = Date.now();
-      (await s.context.newCDPSession(a)).send('Page.crash').catch(() => {});
+      const t0 = await crash(a);
       await until(b, 'granted:b:x:exclusive', 5_000);
       const latency = Date.now() - t0;
       console.log(`# ${where}${impl}: the serving worker's tab crashed → the other build's waiter granted in ${latency} ms`);

@@ -5,7 +5,7 @@
 // fresh lock manager, for the polyfill a fresh lock worker).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BARE, BROWSER, IMPLS, NO_SHARED_WORKER, freshSessions, hold, launch, needsCdp, needsSharedWorker, newSession, query, until, where } from './browser.mjs';
+import { BARE, BROWSER, IMPLS, NO_SHARED_WORKER, freshSessions, hold, launch, needsCrash, needsSharedWorker, prepareCrash, newSession, query, until, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -386,7 +386,7 @@ describe(`${where}polyfill: edges`, () => {
   // loaded the package without installing it), creates its lock manager the moment V's
   // renderer crashes, taking the worker with it: A's first port can reach the dying worker
   // and never be answered. A must still get the lock, from a new worker.
-  it('a client that first connects as the worker dies with its tab is served by a new worker', { skip: needsCdp }, async () => {
+  it('a client that first connects as the worker dies with its tab is served by a new worker', { skip: needsCrash }, async () => {
     const times = [];
     for (let round = 0; round < 5; round++) {
       const [v] = await sessions.fresh(1);
@@ -398,10 +398,10 @@ describe(`${where}polyfill: edges`, () => {
       await a.evaluate(async () => {
         window.P = await import('/dist/index.js');
       });
-      const cdp = await sessions.current.context.newCDPSession(v);
+      const crashV = await prepareCrash(v);
       // A connects right after the crash command, before the browser has noticed the crash
       // (connecting after that reaches a new worker at once).
-      cdp.send('Page.crash').catch(() => {});
+      crashV();
       const ms = await a.evaluate(
         () =>
           new Promise((resolve) => {

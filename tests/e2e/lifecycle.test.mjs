@@ -2,7 +2,7 @@
 // workers; and a busy holder that must keep its lock. Native is the reference.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, freshSessions, hold, launch, needsCdp, query, spawnNested, until, where } from './browser.mjs';
+import { IMPLS, freshSessions, hold, launch, needsCrash, prepareCrash, query, spawnNested, until, where } from './browser.mjs';
 
 
 let env;
@@ -35,19 +35,17 @@ for (const impl of IMPLS) {
     const fresh = sessions.fresh;
     after(() => sessions.close());
 
-    it('a crashed tab (no pagehide) loses its lock: the waiter is granted within 1 s', { skip: needsCdp }, async () => {
+    it('a crashed tab (no pagehide) loses its lock: the waiter is granted within 1 s', { skip: needsCrash }, async () => {
       const [b, a] = await fresh(2);
       await query(b); // b starts the lock worker: a's crash does not take the worker with it
       await hold(a, 'a', 'crash');
       await until(a, 'granted:a:crash:exclusive');
       await hold(b, 'b', 'crash');
       await query(b);
-      const cdp = await sessions.current.context.newCDPSession(a);
-      const t0 = Date.now();
-      cdp.send('Page.crash').catch(() => {});
+      const t0 = (await prepareCrash(a))();
       await until(b, 'granted:b:crash:exclusive', 5_000);
       const latency = Date.now() - t0;
-      console.log(`# ${impl}: renderer crash → waiter granted in ${latency} ms`);
+      console.log(`# ${where}${impl}: tab crash → waiter granted in ${latency} ms`);
       assert.ok(latency <= 1000, `granted after ${latency} ms`);
     });
 

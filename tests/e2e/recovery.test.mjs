@@ -3,7 +3,7 @@
 // worker garbage.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, NO_SHARED_WORKER, endWhileTicking, freshSessions, hold, launch, needsCdp, needsSharedWorker, newSession, query, release, spawnNested, until, where } from './browser.mjs';
+import { BROWSER, NO_SHARED_WORKER, crash, endWhileTicking, freshSessions, hold, launch, needsCdp, needsCrash, needsSharedWorker, newSession, query, release, spawnNested, until, where } from './browser.mjs';
 
 const rows = (list) => list.map((r) => r.slice(0, 2).join(':')).sort();
 
@@ -46,21 +46,20 @@ describe(`${where}polyfill: recovery`, () => {
   const fresh = sessions.fresh;
   after(() => sessions.close());
 
-  it('the tab that started the worker crashes holding a lock: the waiter is granted within 1 s', { skip: needsCdp }, async () => {
+  it('the tab that started the worker crashes holding a lock: the waiter is granted within 1 s', { skip: needsCrash }, async () => {
     const [a, b] = await fresh(2);
     await hold(a, 'a', 'x'); // a starts the lock worker
     await until(a, 'granted:a:x:exclusive');
     await hold(b, 'b', 'x');
     await query(b);
-    const t0 = Date.now();
-    (await sessions.current.context.newCDPSession(a)).send('Page.crash').catch(() => {});
+    const t0 = await crash(a);
     await until(b, 'granted:b:x:exclusive', 5_000);
     const latency = Date.now() - t0;
-    console.log(`# polyfill: crash of the worker's starter → waiter granted in ${latency} ms (new worker)`);
+    console.log(`# ${where}polyfill: crash of the worker's starter → waiter granted in ${latency} ms (new worker)`);
     assert.ok(latency <= 1000, `granted after ${latency} ms`);
   });
 
-  it('a restarted worker is rebuilt from the survivors: same holders, same waiters, no double holder', { skip: needsCdp }, async () => {
+  it('a restarted worker is rebuilt from the survivors: same holders, same waiters, no double holder', { skip: needsCrash }, async () => {
     const [starter, b, c] = await fresh(3);
     await query(starter); // starter starts the lock worker
     await hold(b, 'bx', 'x');
@@ -72,8 +71,7 @@ describe(`${where}polyfill: recovery`, () => {
     await hold(c, 'cz', 'z');
     await until(c, 'granted:cz:z:exclusive');
     const before = await query(c);
-    const t0 = Date.now();
-    (await sessions.current.context.newCDPSession(starter)).send('Page.crash').catch(() => {});
+    const t0 = await crash(starter);
     // The state is rebuilt in a new worker once both survivors re-declared.
     let rebuilt;
     for (let i = 0; i < 100; i++) {
@@ -99,7 +97,7 @@ describe(`${where}polyfill: recovery`, () => {
   // history.pushState'd to a deeper path reconnects to the same lock worker after a restart
   // (it resolved against the new path, a 404: its held lock went to another tab after the
   // new worker's 3 s wait).
-  it('relative worker and wasm URLs: after history.pushState, a restart reaches the same lock worker', { skip: needsCdp }, async () => {
+  it('relative worker and wasm URLs: after history.pushState, a restart reaches the same lock worker', { skip: needsCrash }, async () => {
     const [starter, b, c] = await fresh(3);
     for (const page of [starter, b, c]) {
       await page.evaluate(async () => {
@@ -110,7 +108,7 @@ describe(`${where}polyfill: recovery`, () => {
     }
     await b.evaluate(() => new Promise((held) => window.relative.request('x', () => (held(), new Promise(() => {})))));
     await b.evaluate(() => history.pushState(null, '', '/some/deeper/path/'));
-    (await sessions.current.context.newCDPSession(starter)).send('Page.crash').catch(() => {});
+    await crash(starter);
     await new Promise((r) => setTimeout(r, 500));
     const taken = await c.evaluate(() => window.relative.request('x', { ifAvailable: true }, (lock) => !!lock));
     assert.equal(taken, false, 'b still holds x');
@@ -118,7 +116,7 @@ describe(`${where}polyfill: recovery`, () => {
     assert.deepEqual(held, ['x']);
   });
 
-  it('scopes survive a worker restart: a held scope is reclaimed whole, a waiting one re-sent', { skip: needsCdp }, async () => {
+  it('scopes survive a worker restart: a held scope is reclaimed whole, a waiting one re-sent', { skip: needsCrash }, async () => {
     const [starter, b, c] = await fresh(3);
     await query(starter); // starter starts the lock worker
     const holdAll = (page, key, names) => page.evaluate(([k, n]) => T.holdAll(k, n), [key, names]);
@@ -135,7 +133,7 @@ describe(`${where}polyfill: recovery`, () => {
     await query(c);
     const before = await scopes(c);
     assert.deepEqual(before, { held: ['sx+sy:exclusive'], pending: ['sw+sx:exclusive'] });
-    (await sessions.current.context.newCDPSession(starter)).send('Page.crash').catch(() => {});
+    await crash(starter);
     let rebuilt;
     for (let i = 0; i < 100; i++) {
       await new Promise((r) => setTimeout(r, 50));

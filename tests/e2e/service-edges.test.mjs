@@ -6,7 +6,7 @@
 // ("spec wins"), and native's answer is printed.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, freshSessions, hold, launch, query, release, until } from './browser.mjs';
+import { IMPLS, crash, freshSessions, hold, launch, query, release, until } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -28,12 +28,6 @@ const answer = (page, prefixes, timeout = 10_000) =>
 // Grant latency from t0 (Date.now() in this process), or null if not granted within `timeout`.
 const grantedAfter = (page, entry, t0, timeout = 5_000) =>
   until(page, entry, timeout).then(() => Date.now() - t0, () => null);
-const crash = async (context, page) => {
-  const cdp = await context.newCDPSession(page);
-  const t0 = Date.now();
-  cdp.send('Page.crash').catch(() => {});
-  return t0;
-};
 
 // A tab whose first action is a lock request: a module script that (for the polyfill) loads
 // auto.js, then requests `name` and holds it forever. Served by routing, not from disk.
@@ -86,7 +80,7 @@ for (const impl of IMPLS) {
       const [host] = await fresh(1);
       await hold(host, 'o', 'other'); // host starts the lock worker (polyfill)
       await until(host, 'granted:o:other:exclusive');
-      const t0 = await crash(sessions.current.context, host);
+      const t0 = await crash(host);
       const page = await sessions.current.page();
       const t1 = Date.now();
       await hold(page, 'l', 'leader', { ifAvailable: true });
@@ -360,7 +354,7 @@ for (const impl of IMPLS) {
         if (moment === 'requested') await v.waitForFunction(() => E.requested, null, { timeout: 10_000 });
         await hold(w, `w${i}`, name);
         await query(w);
-        const t0 = await crash(context, v);
+        const t0 = await crash(v);
         if (moment !== 'granted') await release(w, `h${i}`);
         const latency = await grantedAfter(w, `granted:w${i}:${name}:exclusive`, t0);
         rounds.push({ moment, latency });
@@ -395,13 +389,13 @@ for (const impl of IMPLS) {
         }
         let t0;
         if (racing) {
-          t0 = await crash(context, v);
+          t0 = await crash(v);
           await sleep(Number(moment.split('+')[1]));
           await hold(w, 'w', name);
         } else {
           await hold(w, 'w', name);
           if (moment === 'granted') await query(w); // w waits for the victim
-          t0 = await crash(context, v);
+          t0 = await crash(v);
         }
         const latency = await grantedAfter(w, `granted:w:${name}:exclusive`, t0);
         rounds.push({ moment, latency });

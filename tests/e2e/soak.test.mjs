@@ -3,7 +3,7 @@
 // Mutual exclusion holds if the counter equals the number of committed sections.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, newSession } from './browser.mjs';
+import { crash, launch, newSession } from './browser.mjs';
 
 const TABS = 8;
 const SECTIONS = 1000;
@@ -36,7 +36,7 @@ describe('polyfill: soak', () => {
       const victim = round === 0 ? 0 : 1 + Math.floor(Math.random() * (live.length - 1));
       const [page] = live.splice(victim, 1);
       if (round % 2 === 0) {
-        (await session.context.newCDPSession(page)).send('Page.crash').catch(() => {});
+        await crash(page);
         events.push(`crash ${names.get(page)}`);
       } else {
         await page.close();

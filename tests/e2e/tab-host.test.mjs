@@ -8,13 +8,14 @@
 //
 // Declared deviations (decided here, never from an outcome):
 // - native, a frozen tab: Chromium keeps a frozen page's locks (the others wait until it is
-//   thawed; here the freeze is only its event, see `frozen`, which native ignores); the polyfill's host tab, as it freezes, ends its lock worker and says goodbye,
-//   so its locks go at once (lost, as entering the back/forward cache) and the others are
+//   thawed; here the freeze is only its event, see `frozen`, which native ignores); the
+//   polyfill's host tab, as it freezes, ends its lock worker and says goodbye, so its locks go
+//   at once (lost, as entering the back/forward cache) and the others are
 //   served (src/service/tabs.rs).
-// - a crash and a freeze need Chromium's DevTools protocol (`needsCdp`).
+// - a freeze: Firefox and WebKit fire no `freeze` event; a crash: see `needsCrash`.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, IMPLS, hold, launch, needsCdp, newSession, query, release, until, where } from './browser.mjs';
+import { BROWSER, IMPLS, hold, launch, needsCrash, newSession, prepareCrash, query, release, until, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -60,12 +61,10 @@ const setHidden = (page, hidden) =>
     document.dispatchEvent(new Event('visibilitychange', { bubbles: true }));
   }, hidden);
 
-const cdp = (page) => page.context().newCDPSession(page);
 const ENDS = {
   closed: { end: (page) => page.close() },
   navigated: { end: (page) => page.goto('about:blank') },
-  // (Its answer never comes: not awaited.)
-  crashed: { skip: needsCdp, end: async (page) => void (await cdp(page)).send('Page.crash').catch(() => {}) },
+  crashed: { skip: needsCrash, prepare: prepareCrash },
   // Headless Chromium 156 freezes no page through DevTools (`Page.setWebLifecycleState`
   // answered, yet no `freeze` event fired and the page's timers ran on: measured), so the
   // test fires the document's `freeze` and `resume` as the browser does around a freeze; the
@@ -80,7 +79,7 @@ const ENDS = {
 
 for (const impl of IMPLS) {
   describe(`${where}${impl}: where SharedWorker is missing`, () => {
-    for (const [kind, { skip, end, thaw }] of Object.entries(ENDS)) {
+    for (const [kind, { skip, end, prepare, thaw }] of Object.entries(ENDS)) {
       it(`the hosting tab is ${kind} while others hold and wait: no double grant, waiters granted within 1 s`, { skip }, async () => {
         const s = await session(impl);
         try {
@@ -97,8 +96,9 @@ for (const impl of IMPLS) {
           await hold(c, 'cx', 'x');
           await hold(c, 'cy', 'y');
           await b.waitForFunction(async () => (await navigator.locks.query()).pending.length === 2);
+          const crash = prepare && (await prepare(a));
           const ended = Date.now();
-          await end(a);
+          await (crash ? crash() : end(a));
           // Natively a frozen page keeps what it holds (declared above).
           const keeps = impl === 'native' && kind === 'frozen';
           if (keeps) {
