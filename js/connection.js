@@ -56,7 +56,8 @@ export class Connection {
     // watchdog starts once one has, so a wait for a window is no failure.
     this.undelivered = null;
     // (`settling`: a timer while a failed lock worker settles, SETTLE_MS: no port is opened
-    // meanwhile. `farewell`: set when the worker's lifeline was found missing, watchWorker.)
+    // meanwhile. `farewell`: set when the worker's lifeline was found missing, watchWorker.
+    // `unwelcomed`: the releases posted since the last welcome, see open.)
     // The clientIds of this context's dedicated workers and of theirs (again at each
     // reconnection of one, kept once): they go with it (`goodbye`).
     this.dedicated = new Set();
@@ -101,15 +102,21 @@ export class Connection {
     this.open();
     if (!this.link) return; // suspended: sent (re-declared) at the reconnection
     message.v = VERSION;
+    if (this.unwelcomed && message.type == 'release') this.unwelcomed.push(message);
     this.link.postMessage(message, transfer || []);
   }
 
   // Connects unless connected: hello, everything re-declared in request order (after a
   // reconnection: held locks as `reclaim`, pending requests and queries as sent), then
   // `watch` (now, or once the database has opened), which tells the worker we are done.
+  // Then the releases posted since the last welcome: a link unwelcomed may have lost them (a
+  // worker that redirects drops them, a link over BroadcastChannel closed unanswered too),
+  // while an earlier link's worker, serving still, holds the lock (one that knows it no
+  // more ignores them).
   open() {
     // (Nor once its document is gone: a frame's, whose connection lives on in the page.)
     if (this.link || this.suspended || this.settling || (this.doc && !this.doc.defaultView)) return;
+    const unwelcomed = this.unwelcomed;
     this.attach();
     const ids = [...this.handlers.keys()].sort((a, b) => a - b);
     for (const id of ids) {
@@ -118,6 +125,7 @@ export class Connection {
       else this.done(id);
     }
     this.sendWatch();
+    for (const message of unwelcomed || []) this.post(message);
   }
 
   // A new port to the lock worker, greeted with this client's hello. The database is opened
@@ -128,6 +136,7 @@ export class Connection {
     if (!this.dbName && this.dbState !== 'unusable') this.openDatabase();
     this.link = port;
     this.watchSent = false;
+    this.unwelcomed = [];
     port.onmessage = (event) => this.dispatch(event.data);
     const hello = { type: 'hello', clientId: this.ownId, n: ++this.hellos };
     // Not a database that failed to open: the worker would take it for a dead context's.
@@ -439,6 +448,7 @@ export class Connection {
     if (message.type === 'welcome') {
       clearTimeout(this.retry);
       this.failures = 0;
+      this.unwelcomed = 0;
       this.watchWorker(message.db);
       return;
     }

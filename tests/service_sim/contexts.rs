@@ -51,6 +51,7 @@ impl Sim {
             unanswered: None,
             greeted: None,
             welcomed: false,
+            unwelcomed: Vec::new(),
             watching: false,
             link: 0,
             backoff: 1000,
@@ -138,7 +139,7 @@ impl Sim {
     /// A page without SharedWorker makes sure its tab host runs, whichever the link, which
     /// elects one when no other serves.
     pub(super) fn attach(&mut self, c: usize) {
-        self.close_unanswered(c);
+        self.ctxs[c].unanswered = None;
         let route = self.route(c);
         let link_host = self.tabbed(c).then(|| self.tab_host(c, c));
         let link = self.token();
@@ -172,20 +173,6 @@ impl Sim {
         }
         let backoff = self.ctxs[c].backoff;
         self.at(self.now + backoff, Event::Watchdog(c, link));
-    }
-
-    /// The context's link closes: if over BroadcastChannel and unanswered, what waited in it
-    /// is lost with it, a release among it for good.
-    fn close_unanswered(&mut self, c: usize) {
-        let Some(link) = self.ctxs[c].unanswered.take() else {
-            return;
-        };
-        let released = |m: &ClientMessage| matches!(m, ClientMessage::Release { .. });
-        let dropped = link.waiting.iter().filter(|m| released(m)).count();
-        if self.trace && dropped > 0 {
-            println!("        {dropped} release(s) dropped by context {c}");
-        }
-        self.dropped_releases += dropped as u64;
     }
 
     /// A new port of `c` on worker `gen`.
@@ -278,6 +265,10 @@ impl Sim {
     }
 
     pub(super) fn post(&mut self, c: usize, message: ClientMessage) {
+        let ctx = &mut self.ctxs[c];
+        if matches!(message, ClientMessage::Release { .. }) && !ctx.welcomed {
+            ctx.unwelcomed.push(message.clone());
+        }
         if let Some(unanswered) = &mut self.ctxs[c].unanswered {
             unanswered.waiting.push(message);
             return;
@@ -305,6 +296,7 @@ impl Sim {
 
     /// The worker died or never answered: a new port, and everything re-declared.
     pub(super) fn reconnect(&mut self, c: usize) {
+        let unwelcomed = std::mem::take(&mut self.ctxs[c].unwelcomed);
         self.attach(c);
         let ids: Vec<u32> = self.ctxs[c].reqs.keys().copied().collect();
         for id in ids {
@@ -334,6 +326,12 @@ impl Sim {
         if self.ctxs[c].db_open {
             let db = Some(self.ctxs[c].db.clone());
             self.post(c, ClientMessage::Watch { db });
+        }
+        // Then the releases posted since the last welcome: an earlier link may have taken the
+        // lock from a worker that still serves, and an unwelcomed one lost them (closed
+        // unanswered, or redirected).
+        for release in unwelcomed {
+            self.post(c, release);
         }
     }
 
@@ -725,6 +723,7 @@ impl Sim {
                 let gen = via.0;
                 let ctx = &mut self.ctxs[c];
                 ctx.welcomed = true;
+                ctx.unwelcomed.clear();
                 ctx.watching = ctx.hosting != Some(gen);
                 ctx.backoff = 1000;
                 let gone = !self.workers[gen].alive || self.workers[gen].lifeline_closed;
