@@ -50,7 +50,8 @@ export class Connection {
     this.retry = 0;
     this.failures = 0;
     // The URL of the origin's serving lock worker, where one that does not serve sent us
-    // (`redirect`), until it is found dead or does not start: then our own again.
+    // (`redirect`), until it is found dead or does not start, or over BroadcastChannel does
+    // not welcome us in time: then our own again.
     this.target = null;
     // A shared or service worker's port while no courier has it yet (couriers.js): its
     // watchdog starts once one has, so a wait for a window is no failure.
@@ -154,6 +155,10 @@ export class Connection {
     this.retry = setTimeout(() => {
       if (this.link !== port) return;
       this.failures = Math.min(this.failures + 1, 8);
+      // (Sent over BroadcastChannel, unwelcomed: the worker we were sent to may have died
+      // first, and none be left to answer. Back to our own route, which starts one or is
+      // sent on again.)
+      if (port && port.p) this.target = null;
       this.reconnect();
     }, bound);
   }

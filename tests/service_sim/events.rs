@@ -117,12 +117,17 @@ impl Sim {
                     self.reconnect(c);
                 }
             }
-            // (A link over BroadcastChannel too: a new one, whose hello may find a worker.)
+            // (A link over BroadcastChannel too: a new one, whose hello may find a worker. Where
+            // it was sent there, it goes its own route again: the worker it was sent to may be
+            // gone, and none left to answer.)
             Event::Watchdog(c, link) => {
                 let ctx = &self.ctxs[c];
                 if ctx.alive && ctx.link == link && !ctx.welcomed && self.connected(c) {
                     let ctx = &mut self.ctxs[c];
                     ctx.backoff = (ctx.backoff * 2).min(8000);
+                    if ctx.broadcast {
+                        ctx.target = None;
+                    }
                     self.reconnect(c);
                 }
             }

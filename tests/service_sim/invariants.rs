@@ -115,37 +115,20 @@ impl Sim {
     }
 
     /// Once every live context has released what it got (activity stopped): nothing is
-    /// held or waiting at a live worker, and every live context has had its answers, but
-    /// one stranded (counted). Else what is not so.
-    pub(super) fn check_quiet(&mut self) -> Result<(), String> {
+    /// held or waiting at a live worker, and every live context has had its answers.
+    pub(super) fn check_quiet(&self) {
         for worker in self.live_workers() {
             let (held, pending) = worker.service.locks();
-            if !held.is_empty() || !pending.is_empty() {
-                let left = format!("held {held:?}, pending {pending:?}");
-                return Err(format!("locks left once every context released: {left}"));
-            }
+            assert!(
+                held.is_empty() && pending.is_empty(),
+                "locks left once every context released: held {held:?}, pending {pending:?}"
+            );
         }
-        for c in (0..self.ctxs.len()).filter(|&c| self.ctxs[c].alive) {
-            let open: Vec<_> = (self.ctxs[c].reqs.iter())
+        for (c, ctx) in self.ctxs.iter().enumerate().filter(|(_, c)| c.alive) {
+            let open: Vec<_> = (ctx.reqs.iter())
                 .filter(|(_, r)| matches!(r.state, State::Pending | State::Query))
                 .collect();
-            if open.is_empty() {
-                continue;
-            }
-            if !self.stranded(c) {
-                return Err(format!("context {c} still waits for {open:?}"));
-            }
-            self.stranded += 1;
+            assert!(open.is_empty(), "context {c} still waits for {open:?}");
         }
-        Ok(())
-    }
-
-    /// A context the glue leaves waiting for good (js/connection.js `connectPort`): its link
-    /// over BroadcastChannel unanswered, and no lock worker left to answer it, nor one it
-    /// would start (only a window without SharedWorker starts one for such a link; any
-    /// other context sent there keeps going there).
-    fn stranded(&self, c: usize) -> bool {
-        let unanswered = self.ctxs[c].unanswered.is_some();
-        unanswered && !self.tabbed(c) && self.live_workers().next().is_none()
     }
 }
