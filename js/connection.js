@@ -58,7 +58,7 @@ export class Connection {
     this.undelivered = null;
     // (`settling`: a timer while a failed lock worker settles, SETTLE_MS: no port is opened
     // meanwhile. `farewell`: set when the worker's lifeline was found missing, watchWorker.
-    // `unwelcomed`: the releases posted since the last welcome, see open.)
+    // `unwelcomed`: the releases and aborts posted since the last welcome, see open.)
     // The clientIds of this context's dedicated workers and of theirs (again at each
     // reconnection of one, kept once): they go with it (`goodbye`).
     this.dedicated = new Set();
@@ -103,17 +103,17 @@ export class Connection {
     this.open();
     if (!this.link) return; // suspended: sent (re-declared) at the reconnection
     message.v = VERSION;
-    if (this.unwelcomed && message.type == 'release') this.unwelcomed.push(message);
+    if (this.unwelcomed && (message.type == 'release' || message.type == 'abort')) this.unwelcomed.push(message);
     this.link.postMessage(message, transfer || []);
   }
 
   // Connects unless connected: hello, everything re-declared in request order (after a
   // reconnection: held locks as `reclaim`, pending requests and queries as sent), then
   // `watch` (now, or once the database has opened), which tells the worker we are done.
-  // Then the releases posted since the last welcome: a link unwelcomed may have lost them (a
-  // worker that redirects drops them, a link over BroadcastChannel closed unanswered too),
-  // while an earlier link's worker, serving still, holds the lock (one that knows it no
-  // more ignores them).
+  // Then the releases and aborts posted since the last welcome: a link unwelcomed may have
+  // lost them (a worker that redirects drops them, a link over BroadcastChannel closed
+  // unanswered too), while an earlier link's worker, serving still, holds the lock or the
+  // request (its grant sent to that link: lost too). One that knows it no more ignores them.
   open() {
     // (Nor once its document is gone: a frame's, whose connection lives on in the page.)
     if (this.link || this.suspended || this.settling || (this.doc && !this.doc.defaultView)) return;

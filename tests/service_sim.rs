@@ -27,10 +27,11 @@
 //! again every [`RESEND_MS`] until a serving worker hears it (one frozen then hears it when
 //! it thaws), which bridges the link to a port of its own, once; what the context posts
 //! meanwhile waits in the link, and is lost with it if the link is closed unanswered. (So
-//! is what a context posts on a port a worker redirects: a context posts the releases it
-//! posted since its last welcome again on each new link, after its re-declaration; seed
-//! 85517: released nowhere, a lock an earlier link took stayed held at the worker that
-//! still served.) A page whose tab host starts serving while its link is unanswered takes a
+//! is what a context posts on a port a worker redirects: a context posts the releases and
+//! aborts it posted since its last welcome again on each new link, after its
+//! re-declaration; seed 85517: released nowhere, a lock an earlier link took stayed held at
+//! the worker that still served; seed 618485: an abort lost so, a request an earlier link
+//! made was granted there, its grant lost with that link.) A page whose tab host starts serving while its link is unanswered takes a
 //! port to it instead, and one whose tab host says it serves connects a port to it
 //! directly; a page replaces its link when its tab host ends, whatever worker that link
 //! reached. A page's dedicated worker gets a port from its page: over the page's port, or
@@ -344,7 +345,8 @@ struct Ctx {
     /// The port whose hello a worker has handled last.
     greeted: Option<(usize, PortId)>,
     welcomed: bool,
-    /// The releases it posted since its last welcome (js/connection.js `unwelcomed`).
+    /// The releases and aborts it posted since its last welcome (js/connection.js
+    /// `unwelcomed`).
     unwelcomed: Vec<ClientMessage>,
     /// Welcomed, it watches that worker's lifeline (js/connection.js `watchWorker`: not that
     /// of its own tab host, which the page hears end).

@@ -266,7 +266,11 @@ impl Sim {
 
     pub(super) fn post(&mut self, c: usize, message: ClientMessage) {
         let ctx = &mut self.ctxs[c];
-        if matches!(message, ClientMessage::Release { .. }) && !ctx.welcomed {
+        let settles = matches!(
+            message,
+            ClientMessage::Release { .. } | ClientMessage::Abort { .. }
+        );
+        if settles && !ctx.welcomed {
             ctx.unwelcomed.push(message.clone());
         }
         if let Some(unanswered) = &mut self.ctxs[c].unanswered {
@@ -327,11 +331,11 @@ impl Sim {
             let db = Some(self.ctxs[c].db.clone());
             self.post(c, ClientMessage::Watch { db });
         }
-        // Then the releases posted since the last welcome: an earlier link may have taken the
-        // lock from a worker that still serves, and an unwelcomed one lost them (closed
-        // unanswered, or redirected).
-        for release in unwelcomed {
-            self.post(c, release);
+        // Then the releases and aborts posted since the last welcome: an earlier link may have
+        // taken the lock or made the request at a worker that still serves (its grant sent
+        // there, lost), and an unwelcomed one lost them (closed unanswered, or redirected).
+        for message in unwelcomed {
+            self.post(c, message);
         }
     }
 
