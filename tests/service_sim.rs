@@ -249,8 +249,9 @@ enum Event {
     /// A frozen page is discarded.
     Discard(usize),
     /// The locks of these contexts (a frozen page, and those of its dedicated workers its
-    /// goodbye could find) must be gone by now, unless the page has thawed.
-    FrozenCheck(usize, Vec<usize>),
+    /// goodbye could find) must be gone by now, unless the page has thawed since it had
+    /// thawed that many times (frozen again, it may have said no goodbye).
+    FrozenCheck(usize, Vec<usize>, u32),
     /// A page without SharedWorker may become hidden or visible.
     Visibility(usize),
     /// A tab host hears that its page became hidden (`true`) or visible.
@@ -326,6 +327,8 @@ struct Ctx {
     frozen: bool,
     /// Frozen, its goodbye has reached a worker on a port that worker had not closed.
     goodbye_heard: bool,
+    /// How many times it has thawed.
+    thaws: u32,
     busy_until: Time,
     client_id: Text,
     db: Text,

@@ -39,6 +39,7 @@ impl Sim {
             hidden: false,
             frozen: false,
             goodbye_heard: false,
+            thaws: 0,
             busy_until: 0,
             client_id: text(&format!("client-{i}")),
             db,
@@ -512,7 +513,8 @@ impl Sim {
             ctx.frozen = true;
             ctx.busy_until = ctx.busy_until.max(thaw);
         }
-        self.at(check, Event::FrozenCheck(c, checked));
+        let thaws = self.ctxs[c].thaws;
+        self.at(check, Event::FrozenCheck(c, checked, thaws));
         if self.rng.chance(10) {
             self.after(1, thaw - self.now - 1, Event::Discard(c));
         }
@@ -522,6 +524,7 @@ impl Sim {
     /// The page is restored (`left`: from the back/forward cache, or after its goodbye at
     /// `freeze`), visible, and its dedicated workers with it.
     pub(super) fn thaw(&mut self, c: usize, left: bool) {
+        self.ctxs[c].thaws += 1;
         for k in self.frozen_with(c) {
             let ctx = &mut self.ctxs[k];
             ctx.frozen = false;

@@ -237,14 +237,14 @@ impl Sim {
                     self.die(c, false);
                 }
             }
-            Event::FrozenCheck(c, mut checked) => {
-                if self.ctxs[c].frozen {
+            Event::FrozenCheck(c, mut checked, thaws) => {
+                if self.ctxs[c].frozen && self.ctxs[c].thaws == thaws {
                     if !self.ctxs[c].goodbye_heard {
                         checked.retain(|&k| k == c);
                     }
                     for k in checked {
                         if let Some(again) = self.check_released(k, "froze") {
-                            self.at(again, Event::FrozenCheck(c, vec![k]));
+                            self.at(again, Event::FrozenCheck(c, vec![k], thaws));
                         }
                     }
                 }
