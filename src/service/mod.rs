@@ -398,13 +398,7 @@ impl Service {
                 // and queries anew on this port; a waiting copy would be a second request
                 // (granted then stolen at the flush, the copy would be granted again, to a
                 // context that has forgotten it).
-                self.deferred.retain(|(c, message)| {
-                    *c != existing
-                        || matches!(
-                            message,
-                            ClientMessage::Release { .. } | ClientMessage::Abort { .. }
-                        )
-                });
+                self.drop_deferred(existing, true);
                 existing
             }
             None => {
@@ -447,7 +441,7 @@ impl Service {
         };
         self.core.client_gone(client);
         self.by_client_id.remove(&gone.client_id);
-        self.deferred.retain(|(c, _)| *c != client);
+        self.drop_deferred(client, false);
         if !said_goodbye {
             self.outputs
                 .push_back(Output::Send(gone.port, WorkerMessage::Evicted));
@@ -464,6 +458,19 @@ impl Service {
             self.outputs.push_back(Output::Close(port));
         }
         // Its watch stays until it fires, so that its database is cleaned up.
+    }
+
+    /// Drops what waits from `client`, but (`settling`) its releases and aborts. (One
+    /// `retain` for its callers: each closure would be a copy of it in the module.)
+    fn drop_deferred(&mut self, client: ClientId, settling: bool) {
+        self.deferred.retain(|(c, message)| {
+            *c != client
+                || settling
+                    && matches!(
+                        message,
+                        ClientMessage::Release { .. } | ClientMessage::Abort { .. }
+                    )
+        });
     }
 
     fn serving(&self, client: ClientId) -> bool {
