@@ -99,6 +99,14 @@ export class Connection {
     this.handlers.delete(id);
   }
 
+  // Whether this context's document has gone (a frame's, removed or navigated, whose
+  // connection lives on in the page): natively its realm runs nothing more, so it neither
+  // connects again nor hears anything (no callback runs, nothing settles); the lock worker
+  // releases its locks as it sees its database close.
+  gone() {
+    return this.doc && !this.doc.defaultView;
+  }
+
   post(message, transfer) {
     this.open();
     if (!this.link) return; // suspended: sent (re-declared) at the reconnection
@@ -115,8 +123,7 @@ export class Connection {
   // unanswered too), while an earlier link's worker, serving still, holds the lock or the
   // request (its grant sent to that link: lost too). One that knows it no more ignores them.
   open() {
-    // (Nor once its document is gone: a frame's, whose connection lives on in the page.)
-    if (this.link || this.suspended || this.settling || (this.doc && !this.doc.defaultView)) return;
+    if (this.link || this.suspended || this.settling || this.gone()) return;
     const unwelcomed = this.unwelcomed;
     this.attach();
     const ids = [...this.handlers.keys()].sort((a, b) => a - b);
@@ -445,6 +452,7 @@ export class Connection {
   }
 
   dispatch(message) {
+    if (this.gone()) return;
     if (!message || !(message.v >= OLDEST)) {
       console.error('web-locks: unexpected message', message);
       return;

@@ -2,7 +2,7 @@
 
 import { Connection } from './connection.js';
 import { CONNECT } from './couriers.js';
-import { Lock, LockManager, checkManager, newLockManager } from './lock-manager.js';
+import { Lock, LockManager, checkManager, home, newLockManager, realmOf } from './lock-manager.js';
 import { localConnection } from './local.js';
 import { reachRealms } from './realms.js';
 import { endHost, hosting, unpark } from './tab-host.js';
@@ -177,22 +177,26 @@ export function makeApi(defaults) {
     const connection = connect(defaults, options);
     const manager = newLockManager(connection);
     // (Frames and popups the page reaches, with their own: each a client of the lock worker
-    // of its own, for its document, made when first asked for; a window of such a frame
-    // that navigates to another same-origin document is kept for it, js/realms.js.)
-    const installIn = (realm, nav, current) => {
+    // of its own, for its document, made when first asked for, with the interfaces of its
+    // realm; a window of such a frame that navigates to another same-origin document is kept
+    // for it, js/realms.js. `R`: the realm's, realmOf.)
+    const installIn = (realm, nav, current, R = home) => {
       adoptWorkers(realm, () => current()[0]);
-      defineLocks(realm, nav, () => current()[1]);
+      defineLocks(realm, nav, R, () => current()[1]);
       if (!options.local && realm.document) {
         reachRealms(realm, (frame, nav) => {
+          const R = realmOf(frame);
           let state;
           installIn(frame, nav, () => {
-            // (A connection knows the document it was made for.)
-            if (!state || state[0].doc != frame.document) {
+            // (A connection knows the document it was made for. A window the frame has left
+            // for another, of a realm of its own, keeps its last: `frame`, a WindowProxy, is
+            // the other's now.)
+            if (!state || (state[0].doc != frame.document && frame.JSON == R.JSON)) {
               const connection = connect(defaults, options, frame);
-              state = [connection, newLockManager(connection)];
+              state = [connection, newLockManager(connection, R)];
             }
             return state;
-          });
+          }, R);
         }, options.force);
       }
     };
@@ -203,8 +207,9 @@ export function makeApi(defaults) {
   return { install, createLockManager, LockManager, Lock };
 }
 
-// navigator.locks, LockManager and Lock in `realm`; `current()` gives its lock manager.
-function defineLocks(realm, nav, current) {
+// navigator.locks, and `R`'s LockManager and Lock (realmOf), in `realm`; `current()` gives
+// its lock manager.
+function defineLocks(realm, nav, R, current) {
   const proto = Object.getPrototypeOf(nav);
   // A getter named 'get locks', as WebIDL makes it, that refuses receivers other than a
   // Navigator (or WorkerNavigator): the context's own navigator, or one the prototype's
@@ -215,13 +220,13 @@ function defineLocks(realm, nav, current) {
   const { get } = Object.getOwnPropertyDescriptor(
     {
       get locks() {
-        if (this !== nav && !branded(this, () => proto, 'userAgent')) throw new TypeError('Illegal invocation');
+        if (this !== nav && !branded(this, () => proto, 'userAgent')) throw new R.TypeError('Illegal invocation');
         return proto.isPrototypeOf(this) ? current() : this.locks;
       },
     },
     'locks',
   );
   Object.defineProperty(proto, 'locks', { get, enumerable: true, configurable: true });
-  defineGlobal(realm, 'LockManager', LockManager);
-  defineGlobal(realm, 'Lock', Lock);
+  defineGlobal(realm, 'LockManager', R.LockManager);
+  defineGlobal(realm, 'Lock', R.Lock);
 }

@@ -1,13 +1,11 @@
 // LockManager and Lock as the spec's WebIDL shapes them (§3.2, §3.3), driving a Connection.
 
-import { abortReason, addAbortAlgorithm, domException, stolenError } from './errors.js';
+import { abortReason, addAbortAlgorithm, domException, remake, stolenError, typeError } from './errors.js';
 import { shapeInterface, toCallback, toDOMString, toLockOptions } from './webidl.js';
 
 const CONSTRUCT = Symbol('construct');
 const locks = new WeakMap(); // Lock -> { name, mode }
 const managers = new WeakMap(); // LockManager -> Connection
-
-const illegal = () => new TypeError('Illegal constructor');
 
 // §3.2.1 steps 3–4 / §3.2.2 steps 2–3: a detached iframe's document is not fully active;
 // an opaque origin has no storage bottle, so no lock manager to obtain. (The in-realm
@@ -24,78 +22,115 @@ export function checkManager(connection) {
     throw domException('SecurityError', 'An opaque origin has no lock manager.');
   }
 }
-// What `map` keeps for `object`, which must be of its interface (WebIDL's brand check).
-function slotsOf(map, object) {
-  const slots = map.get(object);
-  if (!slots) throw new TypeError('Illegal invocation');
-  return slots;
-}
 const lostError = () =>
   domException('AbortError', 'Lock lost: this context was taken for gone.');
 
-// (Constructors take their arguments as a rest parameter: the interface objects' length is
-// 0, as WebIDL's for an interface without a constructor.)
-export class Lock {
-  constructor(...[token, name, mode]) {
-    if (token !== CONSTRUCT) throw illegal();
-    locks.set(this, { name, mode });
-  }
+// LockManager and Lock of the realm of `global` (this one, or a window the page reached:
+// js/realms.js), and what its lock managers hand out: WebIDL makes their promises, errors,
+// Lock and snapshot objects in the lock manager's relevant realm. Each realm has interfaces
+// of its own, of one implementation. (Read now: a detached window's globals may be gone
+// later, and a window its frame has left is another's by the frame's WindowProxy.)
+export function realmOf(global) {
+  const { Promise, TypeError, DOMException, Error, JSON } = global;
+  const R = { Promise, TypeError, DOMException, Error, JSON };
+  const illegal = () => new TypeError('Illegal constructor');
+  // What `map` keeps for `object`, which must be of its interface (WebIDL's brand check).
+  const slotsOf = (map, object) => {
+    const slots = map.get(object);
+    if (!slots) throw new TypeError('Illegal invocation');
+    return slots;
+  };
 
-  get name() {
-    return slotsOf(locks, this).name;
-  }
+  // (Constructors take their arguments as a rest parameter: the interface objects' length is
+  // 0, as WebIDL's for an interface without a constructor.)
+  class Lock {
+    constructor(...[token, name, mode]) {
+      if (token !== CONSTRUCT) throw illegal();
+      locks.set(this, { name, mode });
+    }
 
-  get mode() {
-    return slotsOf(locks, this).mode;
-  }
-}
-shapeInterface(Lock, 'Lock', ['name', 'mode']);
+    get name() {
+      return slotsOf(locks, this).name;
+    }
 
-export class LockManager {
-  constructor(...[token, connection]) {
-    if (token !== CONSTRUCT) throw illegal();
-    managers.set(this, connection);
-  }
-
-  // §3.2.1. Promise-returning: every failure, conversions included, is a rejection.
-  // `options` is named so that request.length is 2, as WebIDL computes it.
-  request(name, options) {
-    try {
-      return requestLock(this, arguments);
-    } catch (error) {
-      return Promise.reject(error);
+    get mode() {
+      return slotsOf(locks, this).mode;
     }
   }
 
-  // §3.2.2
-  query() {
-    let connection;
-    try {
-      connection = slotsOf(managers, this);
-      checkManager(connection);
-    } catch (error) {
-      return Promise.reject(error);
+  class LockManager {
+    constructor(...[token, connection]) {
+      if (token !== CONSTRUCT) throw illegal();
+      managers.set(this, connection);
     }
-    return new Promise((resolve, reject) => {
-      const id = connection.newId();
-      const message = { type: 'query', id };
-      connection.send(id, message, {
-        snapshot(message) {
-          connection.done(id);
-          resolve(expandSnapshot(message));
-        },
-        error(error) {
-          connection.done(id);
-          reject(error);
-        },
-        redeclare: () => message,
-        // (A query changes nothing: kept when the locks are lost, and sent again.)
-        lost() {},
+
+    // §3.2.1. Promise-returning: every failure, conversions included, is a rejection.
+    // `options` is named so that request.length is 2, as WebIDL computes it.
+    request(name, options) {
+      try {
+        const connection = slotsOf(managers, this);
+        const [lockName, lockOptions, callback] = readArguments(arguments, "request' on 'LockManager", toDOMString, toLockOptions);
+        checkRequest(connection, [lockName], lockOptions);
+        const lock = new Lock(CONSTRUCT, lockName, lockOptions.mode);
+        return sendRequest(connection, { name: lockName }, lock, callback, lockOptions, R);
+      } catch (error) {
+        return Promise.reject(remake(error, R));
+      }
+    }
+
+    // §3.2.2
+    query() {
+      let connection;
+      try {
+        connection = slotsOf(managers, this);
+        checkManager(connection);
+      } catch (error) {
+        return Promise.reject(remake(error, R));
+      }
+      return promiseIn(R, connection, (resolve, reject) => {
+        const id = connection.newId();
+        const message = { type: 'query', id };
+        connection.send(id, message, {
+          snapshot(message) {
+            connection.done(id);
+            resolve(expandSnapshot(message, JSON));
+          },
+          error(error) {
+            connection.done(id);
+            reject(error);
+          },
+          redeclare: () => message,
+          // (A query changes nothing: kept when the locks are lost, and sent again.)
+          lost() {},
+        });
       });
-    });
+    }
   }
+  shapeInterface(Lock, 'Lock', ['name', 'mode'], global);
+  shapeInterface(LockManager, 'LockManager', ['request', 'query'], global);
+  R.Lock = Lock;
+  R.LockManager = LockManager;
+  return R;
 }
-shapeInterface(LockManager, 'LockManager', ['request', 'query']);
+// This realm's.
+export const home = realmOf(globalThis);
+export const { Lock, LockManager } = home;
+
+// A new promise of realm `R` (realmOf) for what is asked of `connection`, settled only while
+// the connection's document lives: natively a gone document's realm runs nothing more, so
+// what it waited for never settles and nothing surfaces anywhere (the lock worker releases
+// its locks as it sees the document's database close). Its rejections are R's errors, one
+// that `executor` throws too.
+function promiseIn(R, connection, executor) {
+  return new R.Promise((resolve, reject) => {
+    const fail = (error) => connection.gone() || reject(remake(error, R));
+    try {
+      executor((value) => connection.gone() || resolve(value), fail);
+    } catch (error) {
+      fail(error);
+    }
+  });
+}
 
 // A `snapshot` message (src/protocol.rs) as §3.3 LockManagerSnapshot: its names are one
 // string, cut by the lengths in `held` and `pending`, each followed by a code:
@@ -103,7 +138,8 @@ shapeInterface(LockManager, 'LockManager', ['request', 'query']);
 // list belongs to the same request (a scope: one entry per name). Which entries go
 // together is kept out of the standard objects, in `scopeRuns` (js/scopes.js reads it).
 export const scopeRuns = new WeakMap(); // snapshot -> [held, pending]: per entry, `more`
-function expandSnapshot({ names, clientIds, held, pending }) {
+// (Made in the lock manager's realm by its `json`: objects and arrays of that realm.)
+function expandSnapshot({ names, clientIds, held, pending }, json) {
   let offset = 0;
   const runs = [];
   const infos = (codes) => {
@@ -125,13 +161,14 @@ function expandSnapshot({ names, clientIds, held, pending }) {
     return list;
   };
   const heldInfos = infos(held);
-  const snapshot = { held: heldInfos, pending: infos(pending) };
+  const snapshot = json.parse(JSON.stringify({ held: heldInfos, pending: infos(pending) }));
   scopeRuns.set(snapshot, runs);
   return snapshot;
 }
 
-export function newLockManager(connection) {
-  return new LockManager(CONSTRUCT, connection);
+// A lock manager of realm `R` (realmOf) for `connection`.
+export function newLockManager(connection, R = home) {
+  return new R.LockManager(CONSTRUCT, connection);
 }
 
 // This package's connection behind `manager`, if it is one of ours.
@@ -141,7 +178,7 @@ export const connectionOf = (manager) => managers.get(manager);
 // callback) — then the conversions in argument order.
 export function readArguments(args, method, toFirst, toOptions) {
   if (args.length < 2) {
-    throw new TypeError(`Failed to execute '${method}': 2 arguments required, but only ${args.length} present.`);
+    throw typeError(`Failed to execute '${method}': 2 arguments required, but only ${args.length} present.`);
   }
   return [toFirst(args[0]), toOptions(args.length === 2 ? undefined : args[1]), toCallback(args[args.length === 2 ? 1 : 2])];
 }
@@ -176,17 +213,11 @@ export function checkRequest(connection, names, { mode, ifAvailable, steal, sign
   if (signal && signal.aborted) throw abortReason(signal);
 }
 
-function requestLock(manager, args) {
-  const connection = slotsOf(managers, manager);
-  const [name, options, callback] = readArguments(args, "request' on 'LockManager", toDOMString, toLockOptions);
-  checkRequest(connection, [name], options);
-  return sendRequest(connection, { name }, new Lock(CONSTRUCT, name, options.mode), callback, options);
-}
-
 // Steps 10–12 and §4.1 on `connection`: `target` names what is requested as the protocol
-// does ({ name }, or { names } for a scope), `lock` is what the callback gets once granted.
-export function sendRequest(connection, target, lock, callback, { mode, ifAvailable, steal, signal }) {
-  return new Promise((resolve, reject) => {
+// does ({ name }, or { names } for a scope), `lock` is what the callback gets once granted;
+// the promise is of realm `R` (realmOf).
+export function sendRequest(connection, target, lock, callback, { mode, ifAvailable, steal, signal }, R = home) {
+  return promiseIn(R, connection, (resolve, reject) => {
     const id = connection.newId();
     let state = 'pending'; // → 'held' | 'aborted' | 'stolen' | 'done'
     // Invoking a callback whose return type is Promise<any> (WebIDL): called as is (no

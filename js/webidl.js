@@ -1,5 +1,7 @@
 // WebIDL conversions for LockManager.request() (https://webidl.spec.whatwg.org/).
 
+import { typeError } from './errors.js';
+
 const MODES = ['exclusive', 'shared'];
 // Captured now: a detached iframe's global may have lost it by the time it is called, as
 // errors.js says of DOMException.
@@ -14,7 +16,7 @@ export function toDOMString(value) {
 //   boolean steal = false; AbortSignal signal; } — members read in lexicographic order.
 export function toLockOptions(value) {
   if (value !== undefined && value !== null && typeof value !== 'object' && typeof value !== 'function') {
-    throw new TypeError("Failed to execute 'request' on 'LockManager': The provided value is not of type 'LockOptions'.");
+    throw typeError("Failed to execute 'request' on 'LockManager': The provided value is not of type 'LockOptions'.");
   }
   const options = { mode: 'exclusive', ifAvailable: false, steal: false, signal: undefined };
   if (value === undefined || value === null) return options;
@@ -24,14 +26,14 @@ export function toLockOptions(value) {
   if (mode !== undefined) {
     const text = toDOMString(mode);
     if (!MODES.includes(text)) {
-      throw new TypeError(`Failed to execute 'request' on 'LockManager': The provided value '${text}' is not a valid enum value of type LockMode.`);
+      throw typeError(`Failed to execute 'request' on 'LockManager': The provided value '${text}' is not a valid enum value of type LockMode.`);
     }
     options.mode = text;
   }
   const signal = value.signal;
   if (signal !== undefined) {
     if (!branded(signal, () => Signal.prototype, 'aborted')) {
-      throw new TypeError("Failed to execute 'request' on 'LockManager': Failed to read the 'signal' property from 'LockOptions': Failed to convert value to 'AbortSignal'.");
+      throw typeError("Failed to execute 'request' on 'LockManager': Failed to read the 'signal' property from 'LockOptions': Failed to convert value to 'AbortSignal'.");
     }
     options.signal = signal;
   }
@@ -56,7 +58,7 @@ export function branded(value, proto, name) {
 // callback LockGrantedCallback: any callable.
 export function toCallback(value) {
   if (typeof value !== 'function') {
-    throw new TypeError("Failed to execute 'request' on 'LockManager': The callback provided as parameter is not a function.");
+    throw typeError("Failed to execute 'request' on 'LockManager': The callback provided as parameter is not a function.");
   }
   return value;
 }
@@ -64,7 +66,11 @@ export function toCallback(value) {
 // Makes accessors and methods enumerable, as WebIDL defines them, and adds the
 // toStringTag; `names` are the prototype's own members to adjust. The interface object is
 // named `tag` whatever a minifier called the class (its length is 0: see js/lock-manager.js).
-export function shapeInterface(cls, tag, names) {
+// Both inherit from the Function and Object prototypes of `global`, the interfaces' realm
+// (a frame's are made here: js/lock-manager.js realmOf).
+export function shapeInterface(cls, tag, names, global) {
+  Object.setPrototypeOf(cls, global.Function.prototype);
+  Object.setPrototypeOf(cls.prototype, global.Object.prototype);
   Object.defineProperty(cls, 'name', { value: tag, configurable: true });
   for (const name of names) {
     const desc = Object.getOwnPropertyDescriptor(cls.prototype, name);
