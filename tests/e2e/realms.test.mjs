@@ -22,10 +22,22 @@ after(() => env.close());
 // and resolves once granted (held until R.free(name)); `R.tryIn(win, name)` says whether
 // `name` is free there (ifAvailable); `R.waitFor(name, end)` calls `end()`, then says how
 // long after it the page was granted `name` (or 'timeout' after 5 s); `R.shape(win)` what
-// the realm exposes.
+// the realm exposes; `R.outcome(p)` how promise `p` (of any realm) settles, seen through this
+// realm's `then` (a job of a detached realm never runs: HTML), within `ms` (else
+// 'unsettled'); `R.navigate(frame, go)` calls `go()` and waits for the frame's next load.
 function helpers() {
   const frees = {};
   window.R = {
+    outcome: (p, ms = 5000) =>
+      new Promise((resolve) => {
+        Promise.prototype.then.call(p, (value) => resolve({ value }), (error) => resolve({ error }));
+        setTimeout(() => resolve('unsettled'), ms);
+      }),
+    navigate(frame, go) {
+      const loaded = new Promise((ok) => frame.addEventListener('load', ok, { once: true }));
+      go();
+      return loaded;
+    },
     hold: (win, name) =>
       new Promise((granted) => {
         win.navigator.locks.request(name, () => (granted(), new Promise((free) => (frees[name] = free))));
@@ -85,9 +97,7 @@ for (const impl of IMPLS) {
         const waited = await R.waitFor('blank-frame', () => frame.remove());
         return { shape, ownPromise, pageHeld, frameHeld, seen, waited };
       });
-      // (The polyfill's promises, like its LockManager and errors, are the page's realm's:
-      // docs/lifecycle.md "Known limits".)
-      assert.equal(found.ownPromise, impl === 'native');
+      assert.equal(found.ownPromise, true);
       console.log(`# ${where}${impl}: a removed about:blank iframe's lock granted to the page after ${found.waited} ms`);
       assert.deepEqual(found.shape, SHAPE);
       assert.equal(found.pageHeld, 'taken');
@@ -162,6 +172,262 @@ for (const impl of IMPLS) {
       assert.deepEqual(found.shape, SHAPE);
       assert.equal(found.held, 'taken');
       assert.ok(found.waited < 1000, `waited ${found.waited}`);
+    });
+
+    // WebIDL makes what an operation returns in the relevant realm of its object (its
+    // promises, Lock, dictionaries and sequences), and its exceptions in the realm of the
+    // operation: a frame's navigator.locks hands out nothing of the page's realm. Its own
+    // errors are remade there; an abort reason is the signal's own.
+    it('an about:blank iframe’s promises, Lock, snapshot and errors are of its realm', async () => {
+      const found = await page.evaluate(async () => {
+        const frame = R.frame();
+        const win = frame.contentWindow;
+        const locks = win.navigator.locks;
+        const ofFrame = (value, name) => value instanceof win[name] && !(value instanceof window[name]);
+        // (What a rejection or a throw gave: its constructor's name, and whether it is the
+        // frame's DOMException or TypeError and not the page's.)
+        const error = (e) => (e ? [e.name, ofFrame(e, e instanceof win.TypeError ? 'TypeError' : 'DOMException')] : ['no error']);
+        const rejection = async (p) => [ofFrame(p, 'Promise'), ...error((await R.outcome(p)).error)];
+        const thrown = (f) => {
+          try {
+            f();
+          } catch (e) {
+            return error(e);
+          }
+        };
+        const out = {};
+        out.interfaces = [
+          ofFrame(locks, 'LockManager'),
+          locks instanceof win.Object,
+          win.Lock !== window.Lock,
+          Object.getPrototypeOf(win.Lock) === win.Function.prototype,
+          Object.getPrototypeOf(win.LockManager.prototype) === win.Object.prototype,
+        ];
+        // Granted: the callback's Lock, the request's and the query's promises.
+        const granted = locks.request('realm-objects', (lock) => {
+          out.lock = [ofFrame(lock, 'Lock'), lock instanceof win.Object, lock.name, lock.mode];
+          return 'done';
+        });
+        out.granted = [ofFrame(granted, 'Promise'), await granted];
+        // A snapshot with a held lock (the page's) and a pending request (the frame's).
+        await R.hold(window, 'realm-snapshot');
+        const waiting = locks.request('realm-snapshot', () => 'late');
+        const queried = locks.query();
+        const snapshot = await queried;
+        const mine = snapshot.pending.find((info) => info.name === 'realm-snapshot');
+        out.snapshot = [
+          ofFrame(queried, 'Promise'),
+          ofFrame(snapshot, 'Object'),
+          ofFrame(snapshot.held, 'Array'),
+          ofFrame(snapshot.pending, 'Array'),
+          ofFrame(snapshot.held.find((info) => info.name === 'realm-snapshot'), 'Object'),
+          ofFrame(mine, 'Object'),
+          Object.keys(mine).join(),
+        ];
+        R.free('realm-snapshot');
+        await waiting;
+        // Rejections: the conversions' TypeErrors, the steps' DOMExceptions.
+        out.rejected = {
+          noCallback: await rejection(locks.request('realm-x')),
+          badMode: await rejection(locks.request('realm-x', { mode: 'bogus' }, () => {})),
+          notCallable: await rejection(locks.request('realm-x', {}, 'no')),
+          reserved: await rejection(locks.request('-realm', () => {})),
+          stealIfAvailable: await rejection(locks.request('realm-x', { steal: true, ifAvailable: true }, () => {})),
+          notAManager: await rejection(win.LockManager.prototype.query.call({})),
+        };
+        // Thrown: the interfaces' constructors and a getter's brand check.
+        out.thrown = {
+          construct: thrown(() => new win.Lock()),
+          brand: thrown(() => Object.getOwnPropertyDescriptor(win.Lock.prototype, 'name').get.call({})),
+        };
+        // A stolen lock's AbortError (settled by the lock manager, later).
+        let stolen;
+        await new Promise((granted) => {
+          stolen = locks.request('realm-stolen', () => (granted(), new Promise(() => {})));
+        });
+        window.navigator.locks.request('realm-stolen', { steal: true }, () => {});
+        out.stolen = await rejection(stolen);
+        // An abort, of a request queued behind the frame's own lock: the signal's own reason,
+        // whatever its realm.
+        await R.hold(win, 'realm-abort');
+        const controller = new AbortController();
+        const aborted = locks.request('realm-abort', { signal: controller.signal }, () => {});
+        controller.abort();
+        out.abortReason = (await R.outcome(aborted)).error === controller.signal.reason;
+        R.free('realm-abort');
+        return out;
+      });
+      assert.deepEqual(found.interfaces, [true, true, true, true, true]);
+      assert.deepEqual(found.lock, [true, true, 'realm-objects', 'exclusive']);
+      assert.deepEqual(found.granted, [true, 'done']);
+      assert.deepEqual(found.snapshot, [true, true, true, true, true, true, 'clientId,mode,name']);
+      assert.deepEqual(found.rejected, {
+        noCallback: [true, 'TypeError', true],
+        badMode: [true, 'TypeError', true],
+        notCallable: [true, 'TypeError', true],
+        reserved: [true, 'NotSupportedError', true],
+        stealIfAvailable: [true, 'NotSupportedError', true],
+        notAManager: [true, 'TypeError', true],
+      });
+      assert.deepEqual(found.thrown, { construct: ['TypeError', true], brand: ['TypeError', true] });
+      assert.deepEqual(found.stolen, [true, 'AbortError', true]);
+      assert.equal(found.abortReason, true);
+    });
+
+    // A document that has gone runs nothing more: what its realm waited for never settles,
+    // no callback of it runs, and nothing surfaces in the page (no unhandled rejection);
+    // what it held is released.
+    it('an iframe removed by its own lock’s callback: its promises never settle, the page hears nothing, its locks are released', async () => {
+      const found = await page.evaluate(async () => {
+        const heard = [];
+        const listen = (e) => heard.push(`${e.reason && e.reason.name}: ${e.reason && e.reason.message}`);
+        addEventListener('unhandledrejection', listen);
+        const frame = R.frame();
+        const win = frame.contentWindow;
+        const locks = win.navigator.locks;
+        const ran = [];
+        // Queued behind the page's lock: never granted once the frame is gone.
+        await R.hold(window, 'removed-queued');
+        const queued = locks.request('removed-queued', () => ran.push('queued'));
+        // Held by a callback of the frame's own realm (a function of its own, as its scripts
+        // make) that never ends.
+        let forever;
+        await new Promise((granted) => {
+          const callback = new win.Function('granted', 'return () => (granted(), new Promise(() => {}))')(granted);
+          forever = locks.request('removed-forever', callback);
+        });
+        // Held by the callback that removes the frame, and returns.
+        let removing;
+        await new Promise((removed) => {
+          removing = locks.request('removed-held', () => {
+            ran.push('removing');
+            frame.remove();
+            removed();
+            return 'returned';
+          });
+        });
+        const outcomes = Promise.all([removing, queued, forever].map((p) => R.outcome(p, 2000)));
+        const waited = await R.waitFor('removed-held', () => {});
+        const waitedForever = await R.waitFor('removed-forever', () => {});
+        R.free('removed-queued');
+        const requeued = await R.waitFor('removed-queued', () => {});
+        const settled = await outcomes;
+        await new Promise((r) => setTimeout(r, 500));
+        removeEventListener('unhandledrejection', listen);
+        return { ran, settled, heard, released: [waited, waitedForever, requeued].map((ms) => ms < 1000) };
+      });
+      assert.deepEqual(found.ran, ['removing']);
+      assert.deepEqual(found.settled, ['unsettled', 'unsettled', 'unsettled']);
+      assert.deepEqual(found.heard, []);
+      assert.deepEqual(found.released, [true, true, true]);
+    });
+
+    // §3.2.1 step 3 and §3.2.2 step 2 come before any check of the request's options (steps
+    // 5–9), and reject with the frame's own InvalidStateError.
+    it('a detached iframe: request() and query() reject with its own InvalidStateError, before the options are checked', async () => {
+      const found = await page.evaluate(async () => {
+        const frame = R.frame();
+        const win = frame.contentWindow;
+        const locks = win.navigator.locks;
+        // (Read before: a detached window's globals may be gone.)
+        const { Promise: FramePromise, DOMException: FrameDOMException } = win;
+        frame.remove();
+        const outcome = async (p) => {
+          const { error } = await R.outcome(p);
+          return [p instanceof FramePromise, error && error.name, error instanceof FrameDOMException, !(error instanceof DOMException)];
+        };
+        return [
+          await outcome(locks.request('detached', () => {})),
+          await outcome(locks.request('-detached', () => {})),
+          await outcome(locks.request('detached', { steal: true, ifAvailable: true }, () => {})),
+          await outcome(locks.request('detached', { mode: 'shared', steal: true }, () => {})),
+          await outcome(locks.request('detached', { signal: AbortSignal.abort() }, () => {})),
+          await outcome(locks.query()),
+        ];
+      });
+      for (const result of found) assert.deepEqual(result, [true, 'InvalidStateError', true, true]);
+    });
+
+    // An iframe appended again after its removal gets a new browsing context, with a new
+    // window and navigator: a new LockManager. The old one, read after the removal too,
+    // rejects with the old window's InvalidStateError.
+    it('a reactivated iframe (removed, then appended again): a new LockManager, the old one rejects', async () => {
+      const found = await page.evaluate(async () => {
+        const frame = R.frame();
+        const { navigator: old, DOMException: OldDOMException } = frame.contentWindow;
+        frame.remove();
+        const oldLocks = old.locks; // (read once the frame has gone)
+        document.body.append(frame);
+        const win = frame.contentWindow;
+        const outcome = async (p) => {
+          const { error } = await R.outcome(p);
+          return [error && error.name, error instanceof OldDOMException];
+        };
+        const found = {
+          navigator: win.navigator !== old,
+          fresh: win.navigator.locks !== oldLocks && win.navigator.locks instanceof win.LockManager,
+          usable: await R.tryIn(win, 'reactivated'),
+          request: await outcome(oldLocks.request('reactivated', () => {})),
+          query: await outcome(oldLocks.query()),
+        };
+        frame.remove();
+        return found;
+      });
+      assert.deepEqual(found, {
+        navigator: true,
+        fresh: true,
+        usable: 'free',
+        request: ['InvalidStateError', true],
+        query: ['InvalidStateError', true],
+      });
+    });
+
+    // A window kept for a new same-origin document (an iframe's initial about:blank,
+    // navigated) gives that document a new LockManager; the old one's document has gone: it
+    // rejects, its pending promises never settle, its locks are released. And so on for the
+    // documents after it, of windows of their own, and one gone back to.
+    it('an iframe navigated from about:blank and back: a new LockManager for each document, the old ones reject', async () => {
+      const found = await page.evaluate(async () => {
+        const frame = R.frame();
+        const first = frame.contentWindow;
+        const { DOMException: FirstDOMException } = first;
+        const initial = first.navigator.locks;
+        await R.hold(first, 'kept-initial');
+        const pending = initial.request('kept-initial', () => 'late');
+        const url = '/tests/e2e/page.html?impl=bare';
+        const waited = await R.waitFor('kept-initial', () => R.navigate(frame, () => (first.location.href = url)));
+        const second = frame.contentWindow;
+        const kept = second.DOMException === FirstDOMException; // (the same window)
+        const next = second.navigator.locks;
+        const { DOMException: SecondDOMException } = second;
+        const rejected = async (locks, D) => {
+          const results = [await R.outcome(locks.request('kept-x', () => {})), await R.outcome(locks.query())];
+          return results.map(({ error }) => [error && error.name, error instanceof D]);
+        };
+        const afterFirst = {
+          fresh: next !== initial && next instanceof second.LockManager,
+          usable: await R.tryIn(second, 'kept-second'),
+          initial: await rejected(initial, FirstDOMException),
+          pending: await R.outcome(pending, 500),
+        };
+        await R.navigate(frame, () => (second.location.href = `${url}&again`));
+        await R.navigate(frame, () => frame.contentWindow.history.back());
+        const back = frame.contentWindow;
+        const afterBack = {
+          url: back.location.search,
+          fresh: ![initial, next].includes(back.navigator.locks) && back.navigator.locks instanceof back.LockManager,
+          usable: await R.tryIn(back, 'kept-back'),
+          initial: await rejected(initial, FirstDOMException),
+          next: await rejected(next, SecondDOMException),
+        };
+        frame.remove();
+        return { kept, released: waited < 1000, afterFirst, afterBack };
+      });
+      console.log(`# ${where}${impl}: the iframe's window kept for its first same-origin document: ${found.kept}`);
+      const invalid = [['InvalidStateError', true], ['InvalidStateError', true]];
+      assert.equal(found.released, true);
+      assert.deepEqual(found.afterFirst, { fresh: true, usable: 'free', initial: invalid, pending: 'unsettled' });
+      assert.deepEqual(found.afterBack, { url: '?impl=bare', fresh: true, usable: 'free', initial: invalid, next: invalid });
     });
 
     it('a worker made with an about:blank iframe’s Worker: granted, its lock released with the iframe, and no message of the polyfill reaches its handlers', async () => {
