@@ -103,8 +103,10 @@ export class Connection {
   // connection lives on in the page): natively its realm runs nothing more, so it neither
   // connects again nor hears anything (no callback runs, nothing settles); the lock worker
   // releases its locks as it sees its database close.
+  // (Firefox keeps a left document's defaultView: the window, another's document now.)
   gone() {
-    return this.doc && !this.doc.defaultView;
+    const doc = this.doc;
+    return doc && (!doc.defaultView || doc.defaultView.document != doc);
   }
 
   post(message, transfer) {

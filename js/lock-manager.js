@@ -14,11 +14,10 @@ const managers = new WeakMap(); // LockManager -> Connection
 // have it try, and throw, every 2 s).
 // (A frame's connection knows its document: js/realms.js.)
 export function checkManager(connection) {
-  const doc = (connection && connection.doc) || globalThis.document;
-  if (doc && doc.defaultView === null) {
+  if (connection.gone()) {
     throw domException('InvalidStateError', 'The document is not fully active.');
   }
-  if (connection && !connection.hub && globalThis.origin === 'null') {
+  if (!connection.hub && globalThis.origin === 'null') {
     throw domException('SecurityError', 'An opaque origin has no lock manager.');
   }
 }

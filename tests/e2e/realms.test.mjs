@@ -12,7 +12,7 @@
 // it installs itself and nothing native is there to hide.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, hideNative, launch, where } from './browser.mjs';
+import { BROWSER, IMPLS, hideNative, launch, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -69,6 +69,19 @@ function helpers() {
 }
 
 const SHAPE = { locks: 'object', manager: true, own: true, lock: 'function' };
+
+// Declared: where native departs from the spec (decided here, never from an outcome). The
+// case then expects native's measured outcome there, so that the table fails when it is no
+// longer true; the polyfill follows the spec everywhere.
+const NATIVE_OFF_SPEC = {
+  chromium: {
+    lockRealm: "Chromium 156 makes the callback's Lock in the realm of the script that called request() (the page's here), not the LockManager's",
+  },
+  webkit: {
+    goneSettles: 'WebKitGTK 2.50.6 settles the pending promises of a document that has gone (removed or navigated away)',
+  },
+};
+const offSpec = (impl, key) => impl === 'native' && (NATIVE_OFF_SPEC[BROWSER] || {})[key];
 
 for (const impl of IMPLS) {
   describe(`${where}${impl}: every same-origin realm the page creates`, () => {
@@ -261,7 +274,8 @@ for (const impl of IMPLS) {
         return out;
       });
       assert.deepEqual(found.interfaces, [true, true, true, true, true]);
-      assert.deepEqual(found.lock, [true, true, 'realm-objects', 'exclusive']);
+      const lockOfFrame = !offSpec(impl, 'lockRealm');
+      assert.deepEqual(found.lock, [lockOfFrame, lockOfFrame, 'realm-objects', 'exclusive']);
       assert.deepEqual(found.granted, [true, 'done']);
       assert.deepEqual(found.snapshot, [true, true, true, true, true, true, 'clientId,mode,name']);
       assert.deepEqual(found.rejected, {
@@ -320,7 +334,8 @@ for (const impl of IMPLS) {
         return { ran, settled, heard, released: [waited, waitedForever, requeued].map((ms) => ms < 1000) };
       });
       assert.deepEqual(found.ran, ['removing']);
-      assert.deepEqual(found.settled, ['unsettled', 'unsettled', 'unsettled']);
+      if (offSpec(impl, 'goneSettles')) assert.ok(found.settled.every((outcome) => outcome !== 'unsettled'));
+      else assert.deepEqual(found.settled, ['unsettled', 'unsettled', 'unsettled']);
       assert.deepEqual(found.heard, []);
       assert.deepEqual(found.released, [true, true, true]);
     });
@@ -426,11 +441,17 @@ for (const impl of IMPLS) {
         frame.remove();
         return { kept, released: waited < 1000, afterFirst, afterBack };
       });
-      console.log(`# ${where}${impl}: the iframe's window kept for its first same-origin document: ${found.kept}`);
+      // (Where history.back() lands in a frame differs: WebKitGTK's polyfill run landed on
+      // a document without the query. Each document there is another all the same.)
+      const { url, ...afterBack } = found.afterBack;
+      console.log(`# ${where}${impl}: the iframe's window kept for its first same-origin document: ${found.kept}; back at '${url}'`);
       const invalid = [['InvalidStateError', true], ['InvalidStateError', true]];
       assert.equal(found.released, true);
-      assert.deepEqual(found.afterFirst, { fresh: true, usable: 'free', initial: invalid, pending: 'unsettled' });
-      assert.deepEqual(found.afterBack, { url: '?impl=bare', fresh: true, usable: 'free', initial: invalid, next: invalid });
+      const { pending, ...afterFirst } = found.afterFirst;
+      assert.deepEqual(afterFirst, { fresh: true, usable: 'free', initial: invalid });
+      if (offSpec(impl, 'goneSettles')) assert.notEqual(pending, 'unsettled');
+      else assert.equal(pending, 'unsettled');
+      assert.deepEqual(afterBack, { fresh: true, usable: 'free', initial: invalid, next: invalid });
     });
 
     it('a worker made with an about:blank iframe’s Worker: granted, its lock released with the iframe, and no message of the polyfill reaches its handlers', async () => {
