@@ -13,11 +13,12 @@ const managers = new WeakMap(); // LockManager -> Connection
 // before connecting at install: an opaque origin never connects (its dedicated workers would
 // have it try, and throw, every 2 s).
 // (A frame's connection knows its document: js/realms.js.)
+// (No connection: js/scopes.js over native locks.)
 export function checkManager(connection) {
-  if (connection.gone()) {
+  if (connection ? connection.gone() : globalThis.document && !document.defaultView) {
     throw domException('InvalidStateError', 'The document is not fully active.');
   }
-  if (!connection.hub && globalThis.origin === 'null') {
+  if (connection && !connection.hub && globalThis.origin === 'null') {
     throw domException('SecurityError', 'An opaque origin has no lock manager.');
   }
 }
