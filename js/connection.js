@@ -12,6 +12,7 @@ import { CONNECT, inServiceWorker, inSharedWorker, offerPort } from './couriers.
 import { recordedUrl } from './election.js';
 import { domException } from './errors.js';
 import { BROADCAST, OLDEST, SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from './link-settings.js';
+import { left } from './lock-manager.js';
 import { ensureHost, hosting } from './tab-host.js';
 
 // A lifeline found missing (watchWorker).
@@ -103,10 +104,8 @@ export class Connection {
   // connection lives on in the page): natively its realm runs nothing more, so it neither
   // connects again nor hears anything (no callback runs, nothing settles); the lock worker
   // releases its locks as it sees its database close.
-  // (Firefox keeps a left document's defaultView: the window, another's document now.)
   gone() {
-    const doc = this.doc;
-    return doc && (!doc.defaultView || doc.defaultView.document != doc);
+    return left(this.doc);
   }
 
   post(message, transfer) {

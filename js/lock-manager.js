@@ -12,16 +12,20 @@ const managers = new WeakMap(); // LockManager -> Connection
 // service's, a manager of this realm only, `hub`, is the package's to give.) Also checked
 // before connecting at install: an opaque origin never connects (its dedicated workers would
 // have it try, and throw, every 2 s).
-// (A frame's connection knows its document: js/realms.js.)
-// (No connection: js/scopes.js over native locks.)
+// (A frame's connection knows its document: js/realms.js. None: js/scopes.js over native
+// locks, this realm's document.)
 export function checkManager(connection) {
-  if (connection ? connection.gone() : globalThis.document && !document.defaultView) {
+  if (left((connection && connection.doc) || globalThis.document)) {
     throw domException('InvalidStateError', 'The document is not fully active.');
   }
   if (connection && !connection.hub && globalThis.origin === 'null') {
     throw domException('SecurityError', 'An opaque origin has no lock manager.');
   }
 }
+// Whether `doc` (if any) is no longer its window's: a removed frame's has none; Firefox keeps
+// a left one's defaultView, the window, another's document now.
+export const left = (doc) => doc && (!doc.defaultView || doc.defaultView.document != doc);
+
 const lostError = () =>
   domException('AbortError', 'Lock lost: this context was taken for gone.');
 

@@ -66,8 +66,10 @@ export function ensureHost(url, failed, ended, served) {
   // (Told at every connection: after a failed load, that has it load its wasm again.)
   tell();
   // (A failed start is an error event that is not an ErrorEvent.)
-  if (host) host.addEventListener('error', (event) => event.message === undefined && failed());
-  if (host) host.addEventListener('end', ended);
-  if (host) host.addEventListener('serve', served);
+  if (host) {
+    host.addEventListener('error', (event) => event.message === undefined && failed());
+    host.addEventListener('end', ended);
+    host.addEventListener('serve', served);
+  }
   return host;
 }

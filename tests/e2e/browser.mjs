@@ -125,7 +125,12 @@ function contentProcesses() {
   const mine = new Set([process.pid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [pid, { ppid }] of procs) if (!mine.has(pid) && mine.has(ppid)) grew = mine.add(pid);
+    for (const [pid, { ppid }] of procs) {
+      if (!mine.has(pid) && mine.has(ppid)) {
+        mine.add(pid);
+        grew = true;
+      }
+    }
   }
   return new Map([...procs].filter(([pid, p]) => mine.has(pid) && CONTENT.test(p.cmd)).map(([pid, p]) => [pid, p.cpu]));
 }
