@@ -1,6 +1,8 @@
 // npm run bench: native navigator.locks vs the polyfill, same browser, same run. Prints a
 // table with the ratio polyfill/native (lower is better). Numbers, not pass/fail.
+import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { gzipSync } from 'node:zlib';
 import { IMPLS, hideSharedWorker, launch, newSession } from '../tests/e2e/browser.mjs';
@@ -201,9 +203,11 @@ const CONTENDERS = BASELINE ? [...IMPLS, TABS, BASE] : [...IMPLS, TABS];
 const withBaseline = (path) => `${path}${path.includes('?') ? '&' : '?'}dist=/${BASELINE}&app=${BASE}`;
 // The impl a page of `contender` runs and the path it loads for `path`.
 const pageOf = (contender, path) => (contender === BASE ? ['polyfill', withBaseline(path)] : [contender, path]);
-const FLOOR_READ = 'window.T && window.echoed !== undefined && window.created !== undefined ? { grant: echoed, imported, created } : undefined';
+const FLOOR_READ =
+  'window.T && window.echoed !== undefined && window.created !== undefined ? { grant: echoed, imported, created, constructed } : undefined';
 const coldFloor = [];
 const createdFloor = [];
+const constructedFloor = [];
 async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
   return stepRounds(
     key,
@@ -212,6 +216,7 @@ async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
       const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
       coldFloor.push(round.imported);
       createdFloor.push(round.created);
+      constructedFloor.push(round.constructed);
       return round;
     },
     impls,
@@ -434,9 +439,15 @@ const pipe = await launchPipe();
 ({ [FLOOR]: floor.echoed, ...rows[COLD] } = await coldStart(pipe, STATIC, [...CONTENDERS, FLOOR]));
 floor.imported = median(coldFloor);
 floor.created = median(createdFloor);
-rows['cold start, imported at run time (ms)'] = await coldStart(pipe, DYNAMIC);
-rows['cold start, classic script (global.js) (ms)'] = await coldStart(pipe, CLASSIC);
-rows['cold start, bundled: page load → first grant (ms)'] = await coldStart(pipe, BUNDLED);
+floor.constructed = median(constructedFloor);
+// (The cold rows' pages, by row: the static page's is COLD.)
+const coldPaths = {
+  [COLD]: STATIC,
+  'cold start, imported at run time (ms)': DYNAMIC,
+  'cold start, classic script (global.js) (ms)': CLASSIC,
+  'cold start, bundled: page load → first grant (ms)': BUNDLED,
+};
+for (const [key, path] of Object.entries(coldPaths).slice(1)) rows[key] = await coldStart(pipe, path);
 rows['new tab of a running app → first grant (ms)'] = await newTab(pipe, STATIC, NEW_TAB);
 await pipe.close();
 // The static page again in a Chromium whose V8 compiles a wasm module whole as it streams in,
@@ -475,6 +486,7 @@ for (const [path, what] of [
   console.log(`  ${pad('', 46)}${builds.map((impl) => pad(impl, 10)).join('')}`);
   for (const [key, step] of [
     ['start', 'the page\'s first script runs'],
+    ['scripts', 'the polyfill\'s scripts fetched'],
     ['construct', 'polyfill imported, lock worker constructed'],
     ['watch', 'the page\'s liveness database open'],
     ['script', 'worker script starts'],
@@ -494,6 +506,39 @@ for (const [path, what] of [
   // worker's script start, here, with no lock logic: a first claim answered within it
   // waited for no more than the platform.)
   else console.log(`  (polyfill: worker script start → wasm instantiated ${(wasm - script).toFixed(1)} ms; the floor's database created ${floor.created.toFixed(1)} ms after its script start)`);
+}
+
+// Every cold start against the floor (a bare SharedWorker's first reply to a fresh page):
+// Chromium's rows above, and the static page in Firefox and WebKit (scripts/bench-cold.mjs,
+// a process per engine), native beside it. The floor's page constructs its worker at its
+// first script; the polyfill once its script has arrived and run. So also: when the
+// polyfill's median round constructed its lock worker and (Chromium) when that worker's
+// script started, and the polyfill against the floor moved to that construction
+// (`/floor at construction`: the floor's start-up, construction → first reply, added to the
+// polyfill's construction), which is what is left to the polyfill's own work.
+console.log(
+  `\n${pad('cold start against the floor (ms)', 40)}${pad('native', 9)}${pad('polyfill', 10)}${pad('floor', 9)}${pad('/native', 9)}${pad('/floor', 8)}` +
+    `${pad('constructed (floor\'s)', 23)}${pad('worker script', 15)}/floor at construction`,
+);
+const coldRow = (what, n, p, f, { construct, script } = {}, floorConstructed) => {
+  const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
+  const moved = construct === undefined ? '—' : `${(p / (construct + f - floorConstructed)).toFixed(2)}×`;
+  console.log(
+    `${pad(what, 40)}${pad(at(n), 9)}${pad(at(p), 10)}${pad(at(f), 9)}${pad(`${(p / n).toFixed(2)}×`, 9)}${pad(`${(p / f).toFixed(2)}×`, 8)}` +
+      `${pad(`${at(construct)} (${at(floorConstructed)})`, 23)}${pad(at(script), 15)}${moved}`,
+  );
+};
+for (const [key, path] of Object.entries(coldPaths)) {
+  const { native: n, polyfill: p } = rows[key];
+  coldRow(`chromium: ${key.replace(/^cold start,? ?|: page load.*| \(ms\)/g, '') || 'static page'}`, n, p, floor.echoed, coldSteps[path].polyfill, floor.constructed);
+}
+for (const browser of ['firefox', 'webkit']) {
+  const { stdout } = await promisify(execFile)(process.execPath, ['scripts/bench-cold.mjs'], { env: { ...process.env, E2E_BROWSER: browser } });
+  const engine = JSON.parse(stdout.trim().split('\n').pop());
+  coldRow(`${browser}: static page`, engine.native, engine.polyfill, engine.floor, engine.steps, engine.constructed);
+  const { start, scripts, watch, welcome, grant } = engine.steps;
+  const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
+  console.log(`  (its median round: first script ${at(start)} → scripts fetched ${at(scripts)} → page's database open ${at(watch)} → welcome ${at(welcome)} → grant ${at(grant)})`);
 }
 
 const native = Object.fromEntries(Object.entries(rows).map(([key, row]) => [key, row.native]));
