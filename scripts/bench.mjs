@@ -534,11 +534,13 @@ for (const [key, path] of Object.entries(coldPaths)) {
 }
 for (const browser of ['firefox', 'webkit']) {
   const { stdout } = await promisify(execFile)(process.execPath, ['scripts/bench-cold.mjs'], { env: { ...process.env, E2E_BROWSER: browser } });
-  const engine = JSON.parse(stdout.trim().split('\n').pop());
-  coldRow(`${browser}: static page`, engine.native, engine.polyfill, engine.floor, engine.steps, engine.constructed);
-  const { start, scripts, watch, welcome, grant } = engine.steps;
-  const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
-  console.log(`  (its median round: first script ${at(start)} → scripts fetched ${at(scripts)} → page's database open ${at(watch)} → welcome ${at(welcome)} → grant ${at(grant)})`);
+  const { native, floor: engineFloor, pages } = JSON.parse(stdout.trim().split('\n').pop());
+  for (const [page, { grant, steps }] of Object.entries(pages)) {
+    coldRow(`${browser}: ${page}`, native, grant, engineFloor.grant, steps, engineFloor.constructed);
+    const { start, scripts, watch, welcome } = steps;
+    const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
+    console.log(`  (its median round: first script ${at(start)} → scripts fetched ${at(scripts)} → page's database open ${at(watch)} → welcome ${at(welcome)} → grant ${at(grant)})`);
+  }
 }
 
 const native = Object.fromEntries(Object.entries(rows).map(([key, row]) => [key, row.native]));
