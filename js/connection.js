@@ -167,7 +167,7 @@ export class Connection {
       // first, and none be left to answer. Back to our own route, which starts one or is
       // sent on again.)
       if (port && port.p) this.target = null;
-      this.stale = this.failures > 1;
+      this.stale = this.failures > 1 && this.dbState == 'open';
       this.reconnect();
       this.stale = 0;
     }, bound);
@@ -225,7 +225,8 @@ export class Connection {
         // Firefox now and then keeps a SharedWorker that died as a context constructed it
         // matched by every later construction, which none answers (tests/e2e/edges.test.mjs).
         // So from the second port in a row left unanswered, a worker of a URL of its own (a
-        // fragment): it joins the origin's election, as another build's worker does.
+        // fragment): it joins the origin's election, as another build's worker does. (Only
+        // where IndexedDB works: without it a worker serves alone, and two would serve.)
         if (this.stale) url += (/#/.test(url) ? '&' : '#') + 'retry' + this.failures;
         // (The worker learns from its name the URL every context reaches it by.)
         const worker = new SharedWorker(url, { name: WORKER_NAME + ' ' + url });

@@ -415,7 +415,9 @@ describe(`${where}polyfill: edges`, () => {
     }
     // A port that reached the dying worker is replaced after the 1 s watchdog; the others
     // reached a new worker at once. (Firefox now and then keeps the dead worker matched by
-    // every later construction: the port after the next goes to a URL of its own, ~3–5 s.)
+    // every later construction: the port after the next goes to a URL of its own, whose
+    // worker, finding the dead one still recorded, sends it back once, and by the next
+    // retry serves: about 5 s.)
     const swallowed = times.filter((ms) => ms >= 1000).length;
     console.log(
       `# polyfill: first connection during the worker's death → granted: ${summary(times)}` +
