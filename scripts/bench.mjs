@@ -187,9 +187,13 @@ const WORKER_STEPS = `(() => {
 // also rounds of tests/e2e/cold-floor.html in a native context: page load → a bare
 // SharedWorker's first reply (as `grant`) and → a one-line module imported (`coldFloor`),
 // and a bare SharedWorker's script start → an IndexedDB database created, as a lock
-// worker's first claim creates one on a fresh origin (`createdFloor`).
+// worker's first claim creates one on a fresh origin (`createdFloor`). With `SAFE`, also
+// rounds of cold-floor.html?db: page load → that worker's first reply and the page's own
+// database both done, begun at the page's first script (the floor of a lock service that
+// keeps one lock manager per origin as this one does).
 const coldSteps = {};
 const FLOOR = 'floor';
+const SAFE = 'floor+IndexedDB';
 // `BASELINE=<folder> npm run bench`: every row also measures another build of the polyfill,
 // its dist/ files in that folder of the repository (scripts/baseline.sh builds a commit's
 // there), as a third contender in the same alternation, and prints this build against it.
@@ -212,6 +216,7 @@ async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
   return stepRounds(
     key,
     (impl) => async () => {
+      if (impl === SAFE) return fresh(pipe, 'native', '/tests/e2e/cold-floor.html?db', '(window.echoed === undefined ? undefined : { grant: echoed })');
       if (impl !== FLOOR) return fresh(pipe, ...pageOf(impl, path), COLD_GRANT, impl !== 'native' && WORKER_STEPS);
       const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
       coldFloor.push(round.imported);
@@ -436,7 +441,7 @@ if (!coldOnly) {
   await env.close();
 }
 const pipe = await launchPipe();
-({ [FLOOR]: floor.echoed, ...rows[COLD] } = await coldStart(pipe, STATIC, [...CONTENDERS, FLOOR]));
+({ [FLOOR]: floor.echoed, [SAFE]: floor.safe, ...rows[COLD] } = await coldStart(pipe, STATIC, [...CONTENDERS, FLOOR, SAFE]));
 floor.imported = median(coldFloor);
 floor.created = median(createdFloor);
 floor.constructed = median(constructedFloor);
@@ -515,28 +520,30 @@ for (const [path, what] of [
 // polyfill's median round constructed its lock worker and (Chromium) when that worker's
 // script started, and the polyfill against the floor moved to that construction
 // (`/floor at construction`: the floor's start-up, construction → first reply, added to the
-// polyfill's construction), which is what is left to the polyfill's own work.
+// polyfill's construction), which is what is left to the polyfill's own work. And the floor
+// of one lock manager per origin kept as this one keeps it (`floor+IndexedDB`: SAFE), and
+// the polyfill against it.
 console.log(
   `\n${pad('cold start against the floor (ms)', 40)}${pad('native', 9)}${pad('polyfill', 10)}${pad('floor', 9)}${pad('/native', 9)}${pad('/floor', 8)}` +
-    `${pad('constructed (floor\'s)', 23)}${pad('worker script', 15)}/floor at construction`,
+    `${pad('constructed (floor\'s)', 23)}${pad('worker script', 15)}${pad('/floor at construction', 24)}${pad('floor+IndexedDB', 17)}/floor+IndexedDB`,
 );
-const coldRow = (what, n, p, f, { construct, script } = {}, floorConstructed) => {
+const coldRow = (what, n, p, f, { construct, script } = {}, floorConstructed, safe) => {
   const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
   const moved = construct === undefined ? '—' : `${(p / (construct + f - floorConstructed)).toFixed(2)}×`;
   console.log(
     `${pad(what, 40)}${pad(at(n), 9)}${pad(at(p), 10)}${pad(at(f), 9)}${pad(`${(p / n).toFixed(2)}×`, 9)}${pad(`${(p / f).toFixed(2)}×`, 8)}` +
-      `${pad(`${at(construct)} (${at(floorConstructed)})`, 23)}${pad(at(script), 15)}${moved}`,
+      `${pad(`${at(construct)} (${at(floorConstructed)})`, 23)}${pad(at(script), 15)}${pad(moved, 24)}${pad(at(safe), 17)}${(p / safe).toFixed(2)}×`,
   );
 };
 for (const [key, path] of Object.entries(coldPaths)) {
   const { native: n, polyfill: p } = rows[key];
-  coldRow(`chromium: ${key.replace(/^cold start,? ?|: page load.*| \(ms\)/g, '') || 'static page'}`, n, p, floor.echoed, coldSteps[path].polyfill, floor.constructed);
+  coldRow(`chromium: ${key.replace(/^cold start,? ?|: page load.*| \(ms\)/g, '') || 'static page'}`, n, p, floor.echoed, coldSteps[path].polyfill, floor.constructed, floor.safe);
 }
 for (const browser of ['firefox', 'webkit']) {
   const { stdout } = await promisify(execFile)(process.execPath, ['scripts/bench-cold.mjs'], { env: { ...process.env, E2E_BROWSER: browser } });
   const { native, floor: engineFloor, pages } = JSON.parse(stdout.trim().split('\n').pop());
   for (const [page, { grant, steps }] of Object.entries(pages)) {
-    coldRow(`${browser}: ${page}`, native, grant, engineFloor.grant, steps, engineFloor.constructed);
+    coldRow(`${browser}: ${page}`, native, grant, engineFloor.grant, steps, engineFloor.constructed, engineFloor.safe);
     const { start, scripts, watch, welcome } = steps;
     const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
     console.log(`  (its median round: first script ${at(start)} → scripts fetched ${at(scripts)} → page's database open ${at(watch)} → welcome ${at(welcome)} → grant ${at(grant)})`);
