@@ -5,7 +5,8 @@
 // polyfill's pages of tests/e2e/cold.html (the static page, imported at run time, the
 // classic script: `PAGES`) and the floor (a bare SharedWorker's first reply to a fresh page,
 // tests/e2e/cold-floor.html, and when it constructed that worker; `safe`: the same with a
-// database created in the worker and one in the page first, cold-floor.html?db), and each
+// database created in the worker and one in the page first, cold-floor.html?db; `wasm`: and
+// the polyfill's wasm fetched and compiled in the worker, cold-floor.html?wasm), and each
 // polyfill page's steps in its median round. (Chromium's rows come from scripts/bench.mjs itself, through a
 // pipe with no debugger attached to workers.)
 import { BROWSER, launch, newSession } from '../tests/e2e/browser.mjs';
@@ -20,6 +21,7 @@ const read = {
   native: ['/tests/e2e/cold.html?impl=native', granted],
   floor: ['/tests/e2e/cold-floor.html', echoed],
   safe: ['/tests/e2e/cold-floor.html?db', echoed],
+  wasm: ['/tests/e2e/cold-floor.html?wasm', echoed],
 };
 for (const [page, query] of Object.entries(PAGES)) read[page] = [`/tests/e2e/cold.html?impl=polyfill${query}`, granted];
 
@@ -38,6 +40,6 @@ for (let round = 0; round < ROUNDS; round++) {
 await env.close();
 // Each key's median round.
 const middle = (list) => list.find((s) => s.grant === median(list.map((s) => s.grant)));
-const floor = { ...middle(samples.floor), constructed: median(samples.floor.map((s) => s.constructed)), safe: middle(samples.safe).grant };
+const floor = { ...middle(samples.floor), constructed: median(samples.floor.map((s) => s.constructed)), safe: middle(samples.safe).grant, wasm: middle(samples.wasm).grant };
 const pages = Object.fromEntries(Object.keys(PAGES).map((page) => [page, middle(samples[page])]));
 console.log(JSON.stringify({ browser: BROWSER, native: middle(samples.native).grant, floor, pages }));

@@ -194,6 +194,9 @@ const WORKER_STEPS = `(() => {
 const coldSteps = {};
 const FLOOR = 'floor';
 const SAFE = 'floor+IndexedDB';
+// (And `WASM`: cold-floor.html?wasm, that worker also fetching and compiling the polyfill's
+// wasm before it replies: the floor of such a lock service in wasm.)
+const WASM = 'floor+IndexedDB+wasm';
 // `BASELINE=<folder> npm run bench`: every row also measures another build of the polyfill,
 // its dist/ files in that folder of the repository (scripts/baseline.sh builds a commit's
 // there), as a third contender in the same alternation, and prints this build against it.
@@ -216,7 +219,10 @@ async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
   return stepRounds(
     key,
     (impl) => async () => {
-      if (impl === SAFE) return fresh(pipe, 'native', '/tests/e2e/cold-floor.html?db', '(window.echoed === undefined ? undefined : { grant: echoed })');
+      if (impl === SAFE || impl === WASM) {
+        const path = `/tests/e2e/cold-floor.html?${impl === SAFE ? 'db' : 'wasm'}`;
+        return fresh(pipe, 'native', path, '(window.echoed === undefined ? undefined : { grant: echoed })');
+      }
       if (impl !== FLOOR) return fresh(pipe, ...pageOf(impl, path), COLD_GRANT, impl !== 'native' && WORKER_STEPS);
       const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
       coldFloor.push(round.imported);
@@ -441,7 +447,7 @@ if (!coldOnly) {
   await env.close();
 }
 const pipe = await launchPipe();
-({ [FLOOR]: floor.echoed, [SAFE]: floor.safe, ...rows[COLD] } = await coldStart(pipe, STATIC, [...CONTENDERS, FLOOR, SAFE]));
+({ [FLOOR]: floor.echoed, [SAFE]: floor.safe, [WASM]: floor.wasm, ...rows[COLD] } = await coldStart(pipe, STATIC, [...CONTENDERS, FLOOR, SAFE, WASM]));
 floor.imported = median(coldFloor);
 floor.created = median(createdFloor);
 floor.constructed = median(constructedFloor);
@@ -522,28 +528,29 @@ for (const [path, what] of [
 // (`/floor at construction`: the floor's start-up, construction → first reply, added to the
 // polyfill's construction), which is what is left to the polyfill's own work. And the floor
 // of one lock manager per origin kept as this one keeps it (`floor+IndexedDB`: SAFE), and
-// the polyfill against it.
+// the polyfill against it; and that floor's worker also fetching and compiling the
+// polyfill's wasm (`+wasm`: WASM), the floor of such a service in wasm.
 console.log(
   `\n${pad('cold start against the floor (ms)', 40)}${pad('native', 9)}${pad('polyfill', 10)}${pad('floor', 9)}${pad('/native', 9)}${pad('/floor', 8)}` +
-    `${pad('constructed (floor\'s)', 23)}${pad('worker script', 15)}${pad('/floor at construction', 24)}${pad('floor+IndexedDB', 17)}/floor+IndexedDB`,
+    `${pad('constructed (floor\'s)', 23)}${pad('worker script', 15)}${pad('/floor at construction', 24)}${pad('+IndexedDB', 12)}${pad('/+IndexedDB', 13)}${pad('+wasm', 8)}/+wasm`,
 );
-const coldRow = (what, n, p, f, { construct, script } = {}, floorConstructed, safe) => {
+const coldRow = (what, n, p, f, { construct, script } = {}, floorConstructed, safe, wasm) => {
   const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
   const moved = construct === undefined ? '—' : `${(p / (construct + f - floorConstructed)).toFixed(2)}×`;
   console.log(
     `${pad(what, 40)}${pad(at(n), 9)}${pad(at(p), 10)}${pad(at(f), 9)}${pad(`${(p / n).toFixed(2)}×`, 9)}${pad(`${(p / f).toFixed(2)}×`, 8)}` +
-      `${pad(`${at(construct)} (${at(floorConstructed)})`, 23)}${pad(at(script), 15)}${pad(moved, 24)}${pad(at(safe), 17)}${(p / safe).toFixed(2)}×`,
+      `${pad(`${at(construct)} (${at(floorConstructed)})`, 23)}${pad(at(script), 15)}${pad(moved, 24)}${pad(at(safe), 12)}${pad(`${(p / safe).toFixed(2)}×`, 13)}${pad(at(wasm), 8)}${(p / wasm).toFixed(2)}×`,
   );
 };
 for (const [key, path] of Object.entries(coldPaths)) {
   const { native: n, polyfill: p } = rows[key];
-  coldRow(`chromium: ${key.replace(/^cold start,? ?|: page load.*| \(ms\)/g, '') || 'static page'}`, n, p, floor.echoed, coldSteps[path].polyfill, floor.constructed, floor.safe);
+  coldRow(`chromium: ${key.replace(/^cold start,? ?|: page load.*| \(ms\)/g, '') || 'static page'}`, n, p, floor.echoed, coldSteps[path].polyfill, floor.constructed, floor.safe, floor.wasm);
 }
 for (const browser of ['firefox', 'webkit']) {
   const { stdout } = await promisify(execFile)(process.execPath, ['scripts/bench-cold.mjs'], { env: { ...process.env, E2E_BROWSER: browser } });
   const { native, floor: engineFloor, pages } = JSON.parse(stdout.trim().split('\n').pop());
   for (const [page, { grant, steps }] of Object.entries(pages)) {
-    coldRow(`${browser}: ${page}`, native, grant, engineFloor.grant, steps, engineFloor.constructed, engineFloor.safe);
+    coldRow(`${browser}: ${page}`, native, grant, engineFloor.grant, steps, engineFloor.constructed, engineFloor.safe, engineFloor.wasm);
     const { start, scripts, watch, welcome } = steps;
     const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
     console.log(`  (its median round: first script ${at(start)} → scripts fetched ${at(scripts)} → page's database open ${at(watch)} → welcome ${at(welcome)} → grant ${at(grant)})`);
