@@ -142,8 +142,8 @@ function promiseIn(R, connection, executor) {
 // list belongs to the same request (a scope: one entry per name). Which entries go
 // together is kept out of the standard objects, in `scopeRuns` (js/scopes.js reads it).
 export const scopeRuns = new WeakMap(); // snapshot -> [held, pending]: per entry, `more`
-// (Made in the lock manager's realm by its `json`: objects and arrays of that realm; in
-// this realm as they are, the copy halving what `query()` costs here: npm run bench.)
+// (Made in the lock manager's realm by its `json`: objects and arrays of that realm. In this
+// realm they are used as they are: the copy would double what `query()` costs.)
 function expandSnapshot({ names, clientIds, held, pending }, json) {
   let offset = 0;
   const runs = [];

@@ -3,12 +3,11 @@
 // `ROUNDS` interleaved rounds of page load → first grant (ms from navigation start), each
 // in a new browser context (fresh storage, no lock worker running), for native, the
 // polyfill's pages of tests/e2e/cold.html (the static page, imported at run time, the
-// classic script: `PAGES`) and the floor (a bare SharedWorker's first reply to a fresh page,
-// tests/e2e/cold-floor.html, and when it constructed that worker; `safe`: the same with a
-// database created in the worker and one in the page first, cold-floor.html?db; `wasm`: and
-// the polyfill's wasm fetched and compiled in the worker, cold-floor.html?wasm), and each
-// polyfill page's steps in its median round. (Chromium's rows come from scripts/bench.mjs itself, through a
-// pipe with no debugger attached to workers.)
+// classic script: `PAGES`) and the floors of tests/e2e/cold-floor.html (a bare SharedWorker's
+// first reply to a fresh page, and when it constructed that worker; `safe` and `wasm`: its
+// floor=db and floor=wasm floors), and each polyfill page's steps in its median round. (Chromium's
+// rows come from scripts/bench.mjs itself, through a pipe with no debugger attached to
+// workers.)
 import { BROWSER, launch, newSession } from '../tests/e2e/browser.mjs';
 
 const ROUNDS = 11;
@@ -20,8 +19,8 @@ const echoed = () => window.echoed !== undefined && { grant: window.echoed, cons
 const read = {
   native: ['/tests/e2e/cold.html?impl=native', granted],
   floor: ['/tests/e2e/cold-floor.html', echoed],
-  safe: ['/tests/e2e/cold-floor.html?db', echoed],
-  wasm: ['/tests/e2e/cold-floor.html?wasm', echoed],
+  safe: ['/tests/e2e/cold-floor.html?floor=db', echoed],
+  wasm: ['/tests/e2e/cold-floor.html?floor=wasm', echoed],
 };
 for (const [page, query] of Object.entries(PAGES)) read[page] = [`/tests/e2e/cold.html?impl=polyfill${query}`, granted];
 

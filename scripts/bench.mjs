@@ -187,16 +187,15 @@ const WORKER_STEPS = `(() => {
 // also rounds of tests/e2e/cold-floor.html in a native context: page load → a bare
 // SharedWorker's first reply (as `grant`) and → a one-line module imported (`coldFloor`),
 // and a bare SharedWorker's script start → an IndexedDB database created, as a lock
-// worker's first claim creates one on a fresh origin (`createdFloor`). With `SAFE`, also
-// rounds of cold-floor.html?db: page load → that worker's first reply and the page's own
-// database both done, begun at the page's first script (the floor of a lock service that
-// keeps one lock manager per origin as this one does).
+// worker's first claim creates one on a fresh origin (`createdFloor`). With `SAFE` or
+// `WASM`, also rounds of cold-floor.html?floor=db or =wasm: page load → that worker's first reply
+// (once it has created a database, and with ?wasm compiled the polyfill's wasm) and the
+// page's own database both done, begun at the page's first script: the floor of a lock
+// service that keeps one lock manager per origin as this one does, and of one in wasm.
 const coldSteps = {};
 const FLOOR = 'floor';
-const SAFE = 'floor+IndexedDB';
-// (And `WASM`: cold-floor.html?wasm, that worker also fetching and compiling the polyfill's
-// wasm before it replies: the floor of such a lock service in wasm.)
-const WASM = 'floor+IndexedDB+wasm';
+const SAFE = 'db';
+const WASM = 'wasm';
 // `BASELINE=<folder> npm run bench`: every row also measures another build of the polyfill,
 // its dist/ files in that folder of the repository (scripts/baseline.sh builds a commit's
 // there), as a third contender in the same alternation, and prints this build against it.
@@ -219,10 +218,7 @@ async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
   return stepRounds(
     key,
     (impl) => async () => {
-      if (impl === SAFE || impl === WASM) {
-        const path = `/tests/e2e/cold-floor.html?${impl === SAFE ? 'db' : 'wasm'}`;
-        return fresh(pipe, 'native', path, '(window.echoed === undefined ? undefined : { grant: echoed })');
-      }
+      if (impl === SAFE || impl === WASM) return fresh(pipe, 'native', `/tests/e2e/cold-floor.html?floor=${impl}`, 'window.echoed && { grant: echoed }');
       if (impl !== FLOOR) return fresh(pipe, ...pageOf(impl, path), COLD_GRANT, impl !== 'native' && WORKER_STEPS);
       const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
       coldFloor.push(round.imported);
@@ -527,9 +523,9 @@ for (const [path, what] of [
 // script started, and the polyfill against the floor moved to that construction
 // (`/floor at construction`: the floor's start-up, construction → first reply, added to the
 // polyfill's construction), which is what is left to the polyfill's own work. And the floor
-// of one lock manager per origin kept as this one keeps it (`floor+IndexedDB`: SAFE), and
-// the polyfill against it; and that floor's worker also fetching and compiling the
-// polyfill's wasm (`+wasm`: WASM), the floor of such a service in wasm.
+// of one lock manager per origin kept as this one keeps it (`+IndexedDB`: SAFE), and the
+// polyfill against it; and that floor's worker also compiling the polyfill's wasm (`+wasm`:
+// WASM), the floor of such a service in wasm.
 console.log(
   `\n${pad('cold start against the floor (ms)', 40)}${pad('native', 9)}${pad('polyfill', 10)}${pad('floor', 9)}${pad('/native', 9)}${pad('/floor', 8)}` +
     `${pad('constructed (floor\'s)', 23)}${pad('worker script', 15)}${pad('/floor at construction', 24)}${pad('+IndexedDB', 12)}${pad('/+IndexedDB', 13)}${pad('+wasm', 8)}/+wasm`,
