@@ -211,14 +211,21 @@ const withBaseline = (path) => `${path}${path.includes('?') ? '&' : '?'}dist=/${
 const pageOf = (contender, path) => (contender === BASE ? ['polyfill', withBaseline(path)] : [contender, path]);
 const FLOOR_READ =
   'window.T && window.echoed !== undefined && window.created !== undefined ? { grant: echoed, imported, created, constructed } : undefined';
+const FLOOR_ECHOED = 'window.echoed && { grant: echoed, constructed }';
 const coldFloor = [];
+const constructedWasm = [];
+const constructedNewTab = [];
 const createdFloor = [];
 const constructedFloor = [];
 async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
   return stepRounds(
     key,
     (impl) => async () => {
-      if (impl === SAFE || impl === WASM) return fresh(pipe, 'native', `/tests/e2e/cold-floor.html?floor=${impl}`, 'window.echoed && { grant: echoed }');
+      if (impl === SAFE || impl === WASM) {
+        const round = await fresh(pipe, 'native', `/tests/e2e/cold-floor.html?floor=${impl}`, FLOOR_ECHOED);
+        if (impl === WASM) constructedWasm.push(round.constructed);
+        return round;
+      }
       if (impl !== FLOOR) return fresh(pipe, ...pageOf(impl, path), COLD_GRANT, impl !== 'native' && WORKER_STEPS);
       const round = await fresh(pipe, 'native', '/tests/e2e/cold-floor.html', FLOOR_READ);
       coldFloor.push(round.imported);
@@ -232,21 +239,28 @@ async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
 
 // The same for a new tab of an app already running (its lock worker serving, the origin's
 // storage in use): `path` opened next to a page of the same browser context; its steps
-// go to `coldSteps[key]`.
+// go to `coldSteps[key]`. And its floor (`FLOOR`): a new tab of cold-floor.html?floor=db
+// next to one whose worker runs: that worker's reply and the tab's own database created,
+// what a new tab of this design waits for at the least (its liveness database opens before
+// it asks: docs/lifecycle.md).
 async function newTab(pipe, path, key) {
+  const pages = Object.fromEntries(CONTENDERS.map((impl) => [impl, [...pageOf(impl, path), COLD_GRANT]]));
+  pages[FLOOR] = ['native', '/tests/e2e/cold-floor.html?floor=db', FLOOR_ECHOED];
   const contexts = {};
-  for (const impl of CONTENDERS) {
-    contexts[impl] = await pipe.newContext(pageOf(impl, path)[0]);
+  for (const [impl, [type, page, read]] of Object.entries(pages)) {
+    contexts[impl] = await pipe.newContext(type);
     // The app's first tab, which started the worker.
-    await (await contexts[impl].open(pageOf(impl, path)[1])).read(COLD_GRANT);
+    await (await contexts[impl].open(page)).read(read);
   }
   const medians = await stepRounds(key, (impl) => async () => {
-    const tab = await contexts[impl].open(pageOf(impl, path)[1]);
-    const round = await tab.read(COLD_GRANT);
+    const [, page, read] = pages[impl];
+    const tab = await contexts[impl].open(page);
+    const round = await tab.read(read);
     await tab.close();
+    if (impl === FLOOR) constructedNewTab.push(round.constructed);
     return round;
-  }, CONTENDERS);
-  for (const impl of CONTENDERS) await contexts[impl].close();
+  }, Object.keys(pages));
+  for (const context of Object.values(contexts)) await context.close();
   return medians;
 }
 
@@ -447,6 +461,7 @@ const pipe = await launchPipe();
 floor.imported = median(coldFloor);
 floor.created = median(createdFloor);
 floor.constructed = median(constructedFloor);
+floor.wasmConstructed = median(constructedWasm);
 // (The cold rows' pages, by row: the static page's is COLD.)
 const coldPaths = {
   [COLD]: STATIC,
@@ -455,7 +470,8 @@ const coldPaths = {
   'cold start, bundled: page load → first grant (ms)': BUNDLED,
 };
 for (const [key, path] of Object.entries(coldPaths).slice(1)) rows[key] = await coldStart(pipe, path);
-rows['new tab of a running app → first grant (ms)'] = await newTab(pipe, STATIC, NEW_TAB);
+const NEW_TAB_ROW = 'new tab of a running app → first grant (ms)';
+({ [FLOOR]: floor.newTab, ...rows[NEW_TAB_ROW] } = await newTab(pipe, STATIC, NEW_TAB));
 await pipe.close();
 // The static page again in a Chromium whose V8 compiles a wasm module whole as it streams in,
 // instead of each function at its first call (a flag: no page can ask for it; V8 ignores wasm
@@ -525,32 +541,44 @@ for (const [path, what] of [
 // polyfill's construction), which is what is left to the polyfill's own work. And the floor
 // of one lock manager per origin kept as this one keeps it (`+IndexedDB`: SAFE), and the
 // polyfill against it; and that floor's worker also compiling the polyfill's wasm (`+wasm`:
-// WASM), the floor of such a service in wasm.
-console.log(
-  `\n${pad('cold start against the floor (ms)', 40)}${pad('native', 9)}${pad('polyfill', 10)}${pad('floor', 9)}${pad('/native', 9)}${pad('/floor', 8)}` +
-    `${pad('constructed (floor\'s)', 23)}${pad('worker script', 15)}${pad('/floor at construction', 24)}${pad('+IndexedDB', 12)}${pad('/+IndexedDB', 13)}${pad('+wasm', 8)}/+wasm`,
-);
-const coldRow = (what, n, p, f, { construct, script } = {}, floorConstructed, safe, wasm) => {
-  const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
-  const moved = construct === undefined ? '—' : `${(p / (construct + f - floorConstructed)).toFixed(2)}×`;
-  console.log(
-    `${pad(what, 40)}${pad(at(n), 9)}${pad(at(p), 10)}${pad(at(f), 9)}${pad(`${(p / n).toFixed(2)}×`, 9)}${pad(`${(p / f).toFixed(2)}×`, 8)}` +
-      `${pad(`${at(construct)} (${at(floorConstructed)})`, 23)}${pad(at(script), 15)}${pad(moved, 24)}${pad(at(safe), 12)}${pad(`${(p / safe).toFixed(2)}×`, 13)}${pad(at(wasm), 8)}${(p / wasm).toFixed(2)}×`,
-  );
+// WASM), the floor of such a service in wasm, also moved to the polyfill's construction
+// (`/+wasm at construction`): what is left once the polyfill's script has run.
+const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
+const times = (a, b) => (a === undefined || b === undefined ? '—' : `${(a / b).toFixed(2)}×`);
+const COLUMNS = [
+  ['native', 9], ['polyfill', 10], ['/native', 9], ['floor', 9], ['/floor', 8], ["constructed (floor's)", 23], ['worker script', 15],
+  ['/floor at construction', 24], ['+IndexedDB', 12], ['/+IndexedDB', 13], ['+wasm', 8], ['/+wasm', 8], ['/+wasm at construction', 0],
+];
+console.log(`\n${pad('cold start against the floor (ms)', 40)}${COLUMNS.map(([name, width]) => pad(name, width)).join('')}`);
+const coldRow = (what, n, p, f, { construct, script } = {}, { constructed, safe, wasm, wasmConstructed } = {}) => {
+  const moved = (floor, floorConstructed) => (construct === undefined || floor === undefined ? undefined : construct + floor - floorConstructed);
+  const cells = [
+    at(n), at(p), times(p, n), at(f), times(p, f), `${at(construct)} (${at(constructed)})`, at(script),
+    times(p, moved(f, constructed)), at(safe), times(p, safe), at(wasm), times(p, wasm), times(p, moved(wasm, wasmConstructed)),
+  ];
+  console.log(`${pad(what, 40)}${cells.map((cell, i) => pad(cell, COLUMNS[i][1])).join('')}`);
 };
 for (const [key, path] of Object.entries(coldPaths)) {
   const { native: n, polyfill: p } = rows[key];
-  coldRow(`chromium: ${key.replace(/^cold start,? ?|: page load.*| \(ms\)/g, '') || 'static page'}`, n, p, floor.echoed, coldSteps[path].polyfill, floor.constructed, floor.safe, floor.wasm);
+  coldRow(`chromium: ${key.replace(/^cold start,? ?|: page load.*| \(ms\)/g, '') || 'static page'}`, n, p, floor.echoed, coldSteps[path].polyfill, floor);
 }
+// (The new tab's floor: its own database created and the running worker's reply.)
+coldRow('chromium: new tab of a running app', rows[NEW_TAB_ROW].native, rows[NEW_TAB_ROW].polyfill, floor.newTab, coldSteps[NEW_TAB].polyfill, {
+  constructed: median(constructedNewTab),
+});
 for (const browser of ['firefox', 'webkit']) {
   const { stdout } = await promisify(execFile)(process.execPath, ['scripts/bench-cold.mjs'], { env: { ...process.env, E2E_BROWSER: browser } });
-  const { native, floor: engineFloor, pages } = JSON.parse(stdout.trim().split('\n').pop());
+  const { native, floor: engineFloor, pages, workerSteps } = JSON.parse(stdout.trim().split('\n').pop());
   for (const [page, { grant, steps }] of Object.entries(pages)) {
-    coldRow(`${browser}: ${page}`, native, grant, engineFloor.grant, steps, engineFloor.constructed, engineFloor.safe, engineFloor.wasm);
+    coldRow(`${browser}: ${page}`, native, grant, engineFloor.grant, steps, engineFloor);
     const { start, scripts, watch, welcome } = steps;
-    const at = (ms) => (ms === undefined ? '—' : ms.toFixed(1));
     console.log(`  (its median round: first script ${at(start)} → scripts fetched ${at(scripts)} → page's database open ${at(watch)} → welcome ${at(welcome)} → grant ${at(grant)})`);
   }
+  const { steps, grant } = workerSteps;
+  console.log(
+    `  (static page, its lock worker reporting its steps, median round: constructed ${at(steps.construct)} → worker script ${at(steps.script)} → ` +
+      `wasm instantiated ${at(steps.wasm)} → serving ${at(steps.serving)} → welcome ${at(steps.welcome)} → grant ${at(grant)})`,
+  );
 }
 
 const native = Object.fromEntries(Object.entries(rows).map(([key, row]) => [key, row.native]));
