@@ -4,7 +4,7 @@
 // in a new browser context (fresh storage, no lock worker running), for native, the
 // polyfill's pages of tests/e2e/cold.html (the static page, imported at run time, the
 // classic script: `PAGES`) and the floors of tests/e2e/cold-floor.html (a bare SharedWorker's
-// first reply to a fresh page, and when it constructed that worker; `safe` and `wasm`: its
+// first reply to a fresh page, and when it constructed that worker; `db` and `wasm`: its
 // floor=db and floor=wasm floors), and each polyfill page's steps in its median round. (Chromium's
 // rows come from scripts/bench.mjs itself, through a pipe with no debugger attached to
 // workers.)
@@ -30,7 +30,7 @@ const echoed = () => window.echoed !== undefined && { grant: window.echoed, cons
 const read = {
   native: ['/tests/e2e/cold.html?impl=native', granted],
   floor: ['/tests/e2e/cold-floor.html', echoed],
-  safe: ['/tests/e2e/cold-floor.html?floor=db', echoed],
+  db: ['/tests/e2e/cold-floor.html?floor=db', echoed],
   wasm: ['/tests/e2e/cold-floor.html?floor=wasm', echoed],
 };
 for (const [page, query] of Object.entries(PAGES)) read[page] = [`/tests/e2e/cold.html?impl=polyfill${query}`, granted];
@@ -59,6 +59,6 @@ await env.close();
 // Each key's median round.
 const middle = (list) => list.find((s) => s.grant === median(list.map((s) => s.grant)));
 const constructed = (key) => median(samples[key].map((s) => s.constructed));
-const floor = { ...middle(samples.floor), constructed: constructed('floor'), safe: middle(samples.safe).grant, wasm: middle(samples.wasm).grant, wasmConstructed: constructed('wasm') };
+const floor = { ...middle(samples.floor), constructed: constructed('floor'), db: middle(samples.db).grant, wasm: middle(samples.wasm).grant, wasmConstructed: constructed('wasm') };
 const pages = Object.fromEntries(Object.keys(PAGES).map((page) => [page, middle(samples[page])]));
 console.log(JSON.stringify({ browser: BROWSER, native: middle(samples.native).grant, floor, pages, workerSteps: middle(samples[STEPS]) }));

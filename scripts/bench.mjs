@@ -187,14 +187,14 @@ const WORKER_STEPS = `(() => {
 // also rounds of tests/e2e/cold-floor.html in a native context: page load → a bare
 // SharedWorker's first reply (as `grant`) and → a one-line module imported (`coldFloor`),
 // and a bare SharedWorker's script start → an IndexedDB database created, as a lock
-// worker's first claim creates one on a fresh origin (`createdFloor`). With `SAFE` or
+// worker's first claim creates one on a fresh origin (`createdFloor`). With `DB` or
 // `WASM`, also rounds of cold-floor.html?floor=db or =wasm: page load → that worker's first reply
 // (once it has created a database, and with ?wasm compiled the polyfill's wasm) and the
 // page's own database both done, begun at the page's first script: the floor of a lock
 // service that keeps one lock manager per origin as this one does, and of one in wasm.
 const coldSteps = {};
 const FLOOR = 'floor';
-const SAFE = 'db';
+const DB = 'db';
 const WASM = 'wasm';
 // `BASELINE=<folder> npm run bench`: every row also measures another build of the polyfill,
 // its dist/ files in that folder of the repository (scripts/baseline.sh builds a commit's
@@ -221,7 +221,7 @@ async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
   return stepRounds(
     key,
     (impl) => async () => {
-      if (impl === SAFE || impl === WASM) {
+      if (impl === DB || impl === WASM) {
         const round = await fresh(pipe, 'native', `/tests/e2e/cold-floor.html?floor=${impl}`, FLOOR_ECHOED);
         if (impl === WASM) constructedWasm.push(round.constructed);
         return round;
@@ -245,7 +245,7 @@ async function coldStart(pipe, path, impls = CONTENDERS, key = path) {
 // it asks: docs/lifecycle.md).
 async function newTab(pipe, path, key) {
   const pages = Object.fromEntries(CONTENDERS.map((impl) => [impl, [...pageOf(impl, path), COLD_GRANT]]));
-  pages[FLOOR] = ['native', '/tests/e2e/cold-floor.html?floor=db', FLOOR_ECHOED];
+  pages[FLOOR] = ['native', `/tests/e2e/cold-floor.html?floor=${DB}`, FLOOR_ECHOED];
   const contexts = {};
   for (const [impl, [type, page, read]] of Object.entries(pages)) {
     contexts[impl] = await pipe.newContext(type);
@@ -457,7 +457,7 @@ if (!coldOnly) {
   await env.close();
 }
 const pipe = await launchPipe();
-({ [FLOOR]: floor.echoed, [SAFE]: floor.safe, [WASM]: floor.wasm, ...rows[COLD] } = await coldStart(pipe, STATIC, [...CONTENDERS, FLOOR, SAFE, WASM]));
+({ [FLOOR]: floor.echoed, [DB]: floor.db, [WASM]: floor.wasm, ...rows[COLD] } = await coldStart(pipe, STATIC, [...CONTENDERS, FLOOR, DB, WASM]));
 floor.imported = median(coldFloor);
 floor.created = median(createdFloor);
 floor.constructed = median(constructedFloor);
@@ -539,7 +539,7 @@ for (const [path, what] of [
 // script started, and the polyfill against the floor moved to that construction
 // (`/floor at construction`: the floor's start-up, construction → first reply, added to the
 // polyfill's construction), which is what is left to the polyfill's own work. And the floor
-// of one lock manager per origin kept as this one keeps it (`+IndexedDB`: SAFE), and the
+// of one lock manager per origin kept as this one keeps it (`+IndexedDB`: DB), and the
 // polyfill against it; and that floor's worker also compiling the polyfill's wasm (`+wasm`:
 // WASM), the floor of such a service in wasm, also moved to the polyfill's construction
 // (`/+wasm at construction`): what is left once the polyfill's script has run.
@@ -550,11 +550,11 @@ const COLUMNS = [
   ['/floor at construction', 24], ['+IndexedDB', 12], ['/+IndexedDB', 13], ['+wasm', 8], ['/+wasm', 8], ['/+wasm at construction', 0],
 ];
 console.log(`\n${pad('cold start against the floor (ms)', 40)}${COLUMNS.map(([name, width]) => pad(name, width)).join('')}`);
-const coldRow = (what, n, p, f, { construct, script } = {}, { constructed, safe, wasm, wasmConstructed } = {}) => {
+const coldRow = (what, n, p, f, { construct, script } = {}, { constructed, db, wasm, wasmConstructed } = {}) => {
   const moved = (floor, floorConstructed) => (construct === undefined || floor === undefined ? undefined : construct + floor - floorConstructed);
   const cells = [
     at(n), at(p), times(p, n), at(f), times(p, f), `${at(construct)} (${at(constructed)})`, at(script),
-    times(p, moved(f, constructed)), at(safe), times(p, safe), at(wasm), times(p, wasm), times(p, moved(wasm, wasmConstructed)),
+    times(p, moved(f, constructed)), at(db), times(p, db), at(wasm), times(p, wasm), times(p, moved(wasm, wasmConstructed)),
   ];
   console.log(`${pad(what, 40)}${cells.map((cell, i) => pad(cell, COLUMNS[i][1])).join('')}`);
 };
