@@ -28,11 +28,13 @@ export class Connection {
   // (Fields are named apart from option and protocol names: scripts/bundle.mjs renames them.)
   // `realm`: the window whose context this is (a same-origin frame or popup the page
   // reached: js/realms.js), whose document it lives and dies with: its database is opened
-  // there, so that the frame's end closes it.
-  constructor(workerUrl, clientId, realm = globalThis) {
+  // there, so that the frame's end closes it. `page`: that page's connection, whose port the
+  // frame's messages take (`via`).
+  constructor(workerUrl, clientId, realm = globalThis, page) {
     this.urlOfWorker = workerUrl;
     this.ownId = clientId;
     this.realm = realm;
+    this.page = page;
     this.doc = realm.document;
     this.link = null;
     this.nextId = 0;
@@ -135,6 +137,8 @@ export class Connection {
     }
     this.sendWatch();
     for (const message of unwelcomed || []) this.post(message);
+    // (Frames whose link was over the page's last port: a new link each, after the page's.)
+    for (const frame of this.frames ? this.frames.values() : []) if (frame.link && frame.link.v) frame.reconnect();
   }
 
   // A new port to the lock worker, greeted with this client's hello. The database is opened
@@ -167,6 +171,9 @@ export class Connection {
       // first, and none be left to answer. Back to our own route, which starts one or is
       // sent on again.)
       if (port && port.p) this.target = null;
+      // (Over its page's port: a port of its own from now on. A lock worker before `via`
+      // refuses it.)
+      if (port && port.v) this.page = 0;
       this.stale = this.failures > 1 && this.dbState == 'open';
       this.reconnect();
       this.stale = 0;
@@ -185,6 +192,11 @@ export class Connection {
   // worker cannot construct one: it sends one end of a channel to its parent (`adopt`),
   // whose polyfill hands it on; messages wait in the channel meanwhile.
   connectPort() {
+    // A frame speaks through its page's port, so that what the page and its frames ask
+    // reaches the lock worker in the order asked: messages on different ports of one page
+    // may arrive in another order (measured in WebKit and Chromium).
+    const via = this.page && this.page.via(this);
+    if (via) return via;
     const dedicated = inDedicatedWorker();
     // (The page's wrapper of SharedWorker keeps the native constructor: see install.js.)
     const SharedWorker = globalThis.SharedWorker && (globalThis.SharedWorker[CONNECT] || globalThis.SharedWorker);
@@ -280,6 +292,20 @@ export class Connection {
       // (Serving now: a port to it, rather than a link over BroadcastChannel still unanswered.)
       () => this.link === link && link.p && !link.answered && this.reconnect(),
     );
+  }
+
+  // A link for the frame whose connection is `child` over this page's port: its messages go
+  // in a `via` (src/protocol.rs), which the lock worker's loader hands to a port of the
+  // frame's own (js/worker-entry.js); the replies come back marked with its clientId (`c`).
+  // None while this port is a BroadcastChannel's (it carries no ports).
+  via(child) {
+    this.open();
+    const link = this.link;
+    if (!link || link.p) return;
+    const frames = (this.frames ||= new Map());
+    for (const [id, frame] of frames) if (frame.gone()) frames.delete(id);
+    frames.set(child.ownId, child);
+    return { v: link, postMessage: (m, t) => link.postMessage({ v: VERSION, type: 'via', c: child.ownId, m }, t), close() {} };
   }
 
   // Connects `port` to the lock worker: a dedicated worker's of this context (whose clientId
@@ -464,6 +490,12 @@ export class Connection {
     if (this.gone()) return;
     if (!message || !(message.v >= OLDEST)) {
       console.error('web-locks: unexpected message', message);
+      return;
+    }
+    // (A frame's: see via.)
+    if (message.c && this.frames) {
+      const frame = this.frames.get(message.c);
+      if (frame && frame.link && frame.link.v == this.link) frame.dispatch(message);
       return;
     }
     this.unstarted = null; // (a lock worker answers after all: see adopt)

@@ -37,11 +37,11 @@ function workerLocation(defaults, options) {
 // not follow the page's history.pushState to another lock worker at a reconnection.)
 // (`realm`: a same-origin frame or popup the page reached, whose context this client is:
 // js/realms.js.)
-function connect(defaults, options, realm = globalThis) {
+function connect(defaults, options, realm = globalThis, page) {
   let url;
   const connection = options.local
     ? localConnection(defaults, options, uuid())
-    : new Connection(() => url || (url = workerLocation(defaults, options)), uuid(), realm);
+    : new Connection(() => url || (url = workerLocation(defaults, options)), uuid(), realm, page);
   const start = () => {
     if (!connection.constructor.reachable()) return;
     try {
@@ -192,8 +192,8 @@ export function makeApi(defaults) {
             // for another, of a realm of its own, keeps its last: `frame`, a WindowProxy, is
             // the other's now.)
             if (!state || (state[0].doc != frame.document && frame.JSON == R.JSON)) {
-              const connection = connect(defaults, options, frame);
-              state = [connection, newLockManager(connection, R)];
+              const own = connect(defaults, options, frame, connection);
+              state = [own, newLockManager(own, R)];
             }
             return state;
           }, R);

@@ -32,6 +32,30 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
     if (retry) load((retry = 0));
   };
   addEventListener('connect', keep);
+  // A page's frames speak through its port (js/connection.js `via`): each frame's messages
+  // go to a port of its own, an EventTarget the driver takes for one, dispatched to at once,
+  // so that the page's order is kept; its replies go back over the page's port, marked with
+  // the frame's clientId (`c`). (Listening first: a `via` reaches the driver only that way.)
+  addEventListener('connect', ({ ports: [port] }) =>
+    port.addEventListener('message', (event) => {
+      const { data } = event;
+      if (!data || data.type != 'via') return;
+      event.stopImmediatePropagation();
+      const frames = (port.frames ||= {});
+      const c = data.c;
+      let frame = frames[c];
+      if (!frame) {
+        frame = frames[c] = new EventTarget();
+        frame.start = () => {};
+        frame.close = () => delete frames[c];
+        frame.postMessage = (message) => port.postMessage(((message.c = c), message));
+        const connected = new Event('connect');
+        connected.ports = [frame];
+        dispatchEvent(connected);
+      }
+      frame.dispatchEvent(new MessageEvent('message', { data: data.m, ports: event.ports }));
+    }),
+  );
   // Where SharedWorker is missing, a tab's dedicated worker (js/tab-host.js): its page hands
   // it ports, connected as a SharedWorker's are, and says whether it is hidden.
   const tab = !('onconnect' in self);

@@ -18,6 +18,7 @@
 //! | `reclaim` | `id`, `name` or `names`, `mode`          | after a worker restart: this lock was held before it |
 //! | `goodbye` | `names`?                                 | §2.6 the page enters the back/forward cache, or goes away with no database to watch, or with one its worker may not see the end of (the worker's lifeline was missing: the site's storage was cleared) (otherwise a context with one ends when the browser closes it); `names`: the clientIds of its dedicated workers (nested ones too: their ports come through the page), which go with it (frozen with it in the cache; they are told `evicted`, and connect again once thawed) |
 //! | `adopt`   | a transferred MessagePort                | connect that port as a new client (a worker that asked this context for its link: a dedicated worker below it, or a shared or service worker) |
+//! | `via`     | `c`, `m` (and `m`'s transferred ports)   | from a page's port: message `m` of the client whose clientId is `c` (a frame of the page), as if it came on a port of that client's own; the worker's loader (js/worker-entry.js) makes that port, and the worker's messages to it go back on the page's port with `c` added. One port keeps the order the page and its frames asked in |
 //!
 //! Worker → context ([`WorkerMessage`]):
 //! | type           | fields                     | meaning                                     |
@@ -54,7 +55,9 @@
 //! (an older or newer deploy, another copy of the package): every build from version 4 on
 //! meets every other through this protocol. Each side reads a message whose `v` is 4 or
 //! above as this version's: a later version may add optional fields (ignored by older
-//! readers) and message types that it sends only to a peer whose `v` says it knows them;
+//! readers) and message types that it sends only to a peer whose `v` says it knows them,
+//! or whose refusal by an older reader (`error` without an id, nothing changed) is harmless
+//! (`via`: a frame then takes a port of its own);
 //! it never changes what a field or type of version 4 means, nor the election's record
 //! (`web-locks-election`, store `leader`, key 0: `{ epoch, url, lifeline }`) or the database
 //! names (`web-locks-client-*`, `web-locks-worker-*`). A build that cannot keep to this

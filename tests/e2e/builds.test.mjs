@@ -60,6 +60,30 @@ for (const impl of IMPLS) {
       });
     }
 
+    // A frame speaks through its page's port (`via`, src/protocol.rs); the protocol-4 build's
+    // worker refuses that, and the frame takes a port of its own after its welcome watchdog.
+    it("a frame of this build's page while the protocol-4 build serves: served, excluded from the other's lock", { skip: predatesTabs(impl, ['protocol-4']) }, async () => {
+      const s = await fresh();
+      const a = await page(s, 'protocol-4');
+      await hold(a, 'a', 'x');
+      await until(a, 'granted:a:x:exclusive');
+      const b = await page(s, 'current');
+      const found = await b.evaluate(async (polyfill) => {
+        const frame = document.createElement('iframe');
+        document.body.append(frame);
+        // (Native hidden in the frame too before the polyfill reaches it, as in the page: WebKit's
+        // driver runs the session's init scripts in pages only. `frames[i]` reaches nothing.)
+        if (polyfill) delete frames[frames.length - 1].Navigator.prototype.locks;
+        const locks = frame.contentWindow.navigator.locks;
+        const t0 = performance.now();
+        const busy = await locks.request('x', { ifAvailable: true }, (lock) => lock === null);
+        return { busy, ms: Math.round(performance.now() - t0), held: await locks.request('y', () => 'held') };
+      }, impl === 'polyfill');
+      console.log(`# ${where}${impl}: the frame's first answer under the protocol-4 worker: ${found.ms} ms`);
+      assert.deepEqual({ busy: found.busy, held: found.held }, { busy: true, held: 'held' });
+      assert.deepEqual(names((await query(a)).held), ['x']);
+    });
+
     it("the old build's files are deleted before the new build's tab loads", async () => {
       const [old, current] = builds();
       const s = await fresh();

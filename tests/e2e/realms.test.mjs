@@ -76,6 +76,7 @@ const SHAPE = { locks: 'object', manager: true, own: true, lock: 'function' };
 const NATIVE_OFF_SPEC = {
   chromium: {
     lockRealm: "Chromium 156 makes the callback's Lock in the realm of the script that called request() (the page's here), not the LockManager's",
+    order: "Chromium 156 may queue a frame's request after a later one of its page (§4.1 enqueues each in call order): 1 of 20 runs measured; only the queue's contents are checked",
   },
   webkit: {
     goneSettles: 'WebKitGTK 2.50.6 settles the pending promises of a document that has gone (removed or navigated away)',
@@ -452,6 +453,45 @@ for (const impl of IMPLS) {
       if (offSpec(impl, 'goneSettles')) assert.notEqual(pending, 'unsettled');
       else assert.equal(pending, 'unsettled');
       assert.deepEqual(afterBack, { fresh: true, usable: 'free', initial: invalid, next: invalid });
+    });
+
+    it('requests a page and its frames make one after another are queued in that order (20 runs)', async () => {
+      // Each run: three new about:blank frames and one in the second of them, each first
+      // holding a lock of its own (so that query() tells its clientId), then, while the page
+      // holds `name`, requests for it from frame 0, the page, frame 1, the nested frame and
+      // frame 2, in that order, all in one task: the pending queue must be that order.
+      const orders = await page.evaluate(async () => {
+        const orders = [];
+        for (let run = 0; run < 20; run++) {
+          const outer = [R.frame(), R.frame(), R.frame()];
+          const nested = R.frame({}, outer[1].contentWindow.document);
+          const wins = [outer[0].contentWindow, window, outer[1].contentWindow, nested.contentWindow, outer[2].contentWindow];
+          const name = `order-${run}`;
+          await R.hold(window, name);
+          await Promise.all(wins.map((win, i) => win != window && R.hold(win, `${name}-id-${i}`)));
+          for (const win of wins) win.navigator.locks.request(name, () => {});
+          const who = {};
+          let snapshot;
+          const deadline = Date.now() + 5000;
+          do {
+            await new Promise((r) => setTimeout(r, 20));
+            snapshot = await navigator.locks.query();
+          } while (snapshot.pending.filter((p) => p.name == name).length < wins.length && Date.now() < deadline);
+          for (const { name: held, clientId } of snapshot.held) {
+            if (held == name) who[clientId] ??= 'page';
+            const i = held.startsWith(`${name}-id-`) && held.slice(-1);
+            if (i) who[clientId] = i;
+          }
+          orders.push(snapshot.pending.filter((p) => p.name == name).map((p) => (who[p.clientId] == 'page' ? 1 : who[p.clientId])).join(''));
+          R.free(name);
+          for (const frame of outer) frame.remove();
+        }
+        return orders;
+      });
+      console.log(`# ${where}${impl}: the queue's orders: ${orders.join(' ')}`);
+      const sorted = (order) => [...order].sort().join('');
+      if (offSpec(impl, 'order')) assert.deepEqual(orders.map(sorted), Array(20).fill('01234'));
+      else assert.deepEqual(orders, Array(20).fill('01234'));
     });
 
     it('a worker made with an about:blank iframe’s Worker: granted, its lock released with the iframe, and no message of the polyfill reaches its handlers', async () => {
