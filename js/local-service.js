@@ -23,7 +23,10 @@ async function wasmSource(url) {
 // realm's hub channel; clients are adopted through it).
 export async function serveLocal(port, wasmUrl) {
   await wasm_bindgen({ module_or_path: await wasmSource(wasmUrl) });
-  wasm_bindgen.serve_local(port, 'local');
+  // (Served as a lock worker is, its one port connected at once, and its own leader with
+  // no lifeline: src/worker/mod.rs.)
+  wasm_bindgen.serve([port], 'local', ['local'], port);
+  wasm_bindgen.lifeline_open(null);
   // Node: the service's ports never hold the process open (a client's port does while it
   // waits for an answer). The service listens first; then each adopted port is unref'd.
   if (typeof port.unref === 'function') {

@@ -32,35 +32,44 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
     if (retry) load((retry = 0));
   };
   addEventListener('connect', keep);
+  // Hands the driver a port (a connect event, as a SharedWorker's): a MessagePort, or a
+  // stand-in, whose messages are dispatched to the driver at once (`deliver(data, ports)`)
+  // and whose replies go to `send`.
+  const connect = (port) => {
+    const event = new Event('connect');
+    event.ports = [port];
+    dispatchEvent(event);
+  };
+  const standIn = (send, close = () => {}) => {
+    const port = new EventTarget();
+    port.start = () => {};
+    port.close = close;
+    port.postMessage = send;
+    connect(port);
+    return (data, ports) => port.dispatchEvent(new MessageEvent('message', { data, ports }));
+  };
   // A page's frames speak through its port (js/connection.js `via`): each frame's messages
-  // go to a port of its own, an EventTarget the driver takes for one, dispatched to at once,
-  // so that the page's order is kept; its replies go back over the page's port, marked with
-  // the frame's clientId (`c`). (Listening first: a `via` reaches the driver only that way.)
-  addEventListener('connect', ({ ports: [port] }) =>
+  // go to a stand-in of its own, at once, so that the page's order is kept; its replies go
+  // back over the page's port, marked with the frame's clientId (`c`). (Listening first: a
+  // `via` reaches the driver only that way.)
+  addEventListener('connect', ({ ports: [port] }) => {
+    const frames = {};
     port.addEventListener('message', (event) => {
       const { data } = event;
-      if (!data || data.type != 'via') return;
-      event.stopImmediatePropagation();
-      const frames = (port.frames ||= {});
-      const c = data.c;
-      let frame = frames[c];
-      if (!frame) {
-        frame = frames[c] = new EventTarget();
-        frame.start = () => {};
-        frame.close = () => delete frames[c];
-        frame.postMessage = (message) => port.postMessage(((message.c = c), message));
-        const connected = new Event('connect');
-        connected.ports = [frame];
-        dispatchEvent(connected);
+      if (data && data.type == 'via') {
+        event.stopImmediatePropagation();
+        const c = data.c;
+        (frames[c] ||= standIn(
+          (message) => port.postMessage(((message.c = c), message)),
+          () => delete frames[c],
+        ))(data.m, event.ports);
       }
-      frame.dispatchEvent(new MessageEvent('message', { data: data.m, ports: event.ports }));
-    }),
-  );
+    });
+  });
   // Where SharedWorker is missing, a tab's dedicated worker (js/tab-host.js): its page hands
   // it ports, connected as a SharedWorker's are, and says whether it is hidden.
   const tab = !('onconnect' in self);
   let hidden;
-  const connect = (port) => dispatchEvent(new MessageEvent('connect', { ports: [port] }));
   if (tab) {
     onmessage = (event) => {
       if (event.ports[0]) return connect(event.ports[0]);
@@ -116,19 +125,17 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
         if (bridged.has(data.p)) return;
         bridged.add(data.p);
         const channel = new BroadcastChannel(data.p);
-        const { port1, port2 } = new MessageChannel();
+        // (Closed after the last message the service sends it, or its goodbye.)
+        const deliver = standIn((message) => {
+          channel.postMessage(message);
+          if (message.type == 'evicted' || message.type == 'redirect') channel.close();
+        });
         channel.onmessage = ({ data }) => {
-          port1.postMessage(data);
+          deliver(data);
           if (data && data.type == 'goodbye') channel.close();
         };
-        // (Closed after the last message the service sends it, or its goodbye.)
-        port1.onmessage = ({ data }) => {
-          channel.postMessage(data);
-          if (data.type == 'evicted' || data.type == 'redirect') channel.close();
-        };
         channel.postMessage(0);
-        port1.postMessage(data);
-        connect(port2);
+        deliver(data);
       };
     }
     return answer;
@@ -208,7 +215,7 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
       ([, answer]) => {
         removeEventListener('connect', keep);
         performance.mark('web-locks serving');
-        wasm_bindgen.serve(early, epoch, lead(answer));
+        wasm_bindgen.serve(early, epoch, lead(answer), self);
         early = null;
         signals.onmessage = (event) => wasm_bindgen.signal(event.data);
         if (hidden) wasm_bindgen.hidden(hidden);

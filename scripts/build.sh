@@ -40,13 +40,17 @@ features="--enable-sign-ext --enable-mutable-globals --enable-bulk-memory \
 # `--flatten --rereloop` first and `--converge`: ~200 B less gzip than plain -Oz; a second
 # flatten/rereloop round: ~90 B less again (a third gives them back); then `--monomorphize`
 # (functions specialised for their constant arguments) and dead-argument elimination: 28 B
-# less. Measured.
+# less; then pointer arithmetic folded into load and store offsets (`--low-memory-unused`:
+# no address below 1024 is used, as Rust's wasm32 layout puts its 1 MB stack there, growing
+# down, and the data above it), the whole to a fixed point, and once more after the names
+# are minified: 151 B less. Measured.
 node_modules/.bin/wasm-opt $features --flatten --rereloop -Oz --flatten --rereloop -Oz --converge \
   pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm
 node_modules/.bin/wasm-opt $features --monomorphize -Oz --dae-optimizing -Oz \
+  --low-memory-unused --optimize-added-constants-propagate -Oz --converge \
   pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm
 node_modules/.bin/wasm-opt $features --strip-producers --strip-target-features \
-  --minify-imports-and-exports-and-modules \
+  --minify-imports-and-exports-and-modules -Oz \
   pkg/web_locks_bg.wasm -o pkg/web_locks_bg.wasm >pkg/names.json
 node scripts/bundle.mjs
 # (Which route built dist/: scripts/sizes.mjs checks the budget on the release build only.)

@@ -102,12 +102,11 @@ const glue = minifiedNames(
 );
 
 // The glue with only the wrappers of the wasm's exports in `used`: those its loader calls
-// (the worker serves on a SharedWorker, the in-realm service on a channel; the wasm has
-// both), and the init's bytes branch only if `used` has 'bytes'. The build fails if a
+// (the in-realm service makes no claim and has no tab or other workers to hear), and the init's bytes branch only if `used` has 'bytes'. The build fails if a
 // wrapper's shape changed.
 function only(used, glue) {
   if (!used.includes('bytes')) glue = glue.replace(FROM_BYTES, '\n        {');
-  for (const name of ['serve', 'lifeline_open', 'claimed', 'hidden', 'signal', 'serve_local']) {
+  for (const name of ['serve', 'lifeline_open', 'claimed', 'hidden', 'signal']) {
     if (used.includes(name)) continue;
     const wrapper = new RegExp(`\\n    function ${name}\\([^]*?\\n    }\\n    exports\\.${name} = ${name};\\n`);
     if (!wrapper.test(glue)) throw new Error(`bundle: the glue's ${name}() changed shape: update only()`);
@@ -129,7 +128,7 @@ await copyFile('pkg/web_locks_bg.wasm', 'dist/web_locks_bg.wasm');
 
 // The in-realm service ({ local: true }): the same glue as an ES module, loaded on demand by
 // the entries. Its tail is not minified, so that its bundler hints survive.
-const glueModule = await transform(only(['serve_local', 'bytes'], glue), { minify: true, target: TARGETS, legalComments: 'none' });
+const glueModule = await transform(only(['serve', 'lifeline_open', 'bytes'], glue), { minify: true, target: TARGETS, legalComments: 'none' });
 const service = await transform(await readFile('js/local-service.js', 'utf8'), { format: 'esm', target: TARGETS });
 await writeFile('dist/web-locks-service.js', glueModule.code + service.code);
 

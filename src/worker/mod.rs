@@ -4,8 +4,6 @@
 //! `js/worker-entry.js` (a classic script) loads this module, keeps the ports that
 //! connected while the wasm was loading, and calls [`serve`] with them.
 
-use crate::prelude::*;
-
 mod codec;
 mod death_watch;
 mod driver;
@@ -17,7 +15,7 @@ mod timer;
 use core::cell::RefCell;
 
 use wasm_bindgen::prelude::*;
-use web_sys::{EventTarget, MessageEvent, MessagePort};
+use web_sys::{EventTarget, MessageEvent};
 
 use crate::service::{Leader, Service, Signal};
 use codec::decode_text;
@@ -32,13 +30,6 @@ unsafe impl<T> Sync for ForRealm<T> {}
 
 /// The worker's driver, once it serves (for the worker's life).
 static SERVING: ForRealm<Option<Handle>> = ForRealm(RefCell::new(None));
-
-#[wasm_bindgen]
-extern "C" {
-    /// The SharedWorker's global scope, where `connect` events arrive.
-    #[wasm_bindgen(thread_local_v2, js_name = self)]
-    static SCOPE: EventTarget;
-}
 
 #[cfg(feature = "no-std-module")]
 #[global_allocator]
@@ -55,34 +46,24 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     core::arch::wasm32::unreachable()
 }
 
-/// An in-process lock service for one realm (`createLockManager({ local: true })`, the
-/// `local` entry): no SharedWorker, no IndexedDB, no survivors to wait for; `port` is the
-/// worker's end of a MessageChannel whose other end the realm's glue speaks the protocol on.
-/// It coordinates only the contexts that reach this port, and serves them at once: it is
-/// its own leader. `epoch` names it in welcomes.
-#[wasm_bindgen]
-pub fn serve_local(port: MessagePort, epoch: JsValue) {
-    let epoch = decode_text(&epoch).unwrap_or_default();
-    with(Driver::new(Service::new(&epoch)), |d| {
-        let alone = Leader {
-            epoch,
-            url: Vec::new(),
-            lifeline: Vec::new(),
-        };
-        d.service().handle_claimed(alone, Vec::new());
-        d.service().handle_lifeline(None);
-        d.connect(port);
-    });
-}
-
 /// Starts serving: `early_ports` connected before the wasm was ready; later ones arrive
-/// through the global scope's `connect` event. The loader (js/worker-entry.js) names the
-/// worker (`epoch`) and made, while the wasm loaded, a new worker's first claim of the
-/// origin (unless another worker is recorded), with the survey a leader needs: `answer`, as
-/// for [`claimed`]. Its lifeline database may still be opening (see [`lifeline_open`]):
-/// only the welcome waits for it.
+/// through `scope`'s `connect` event (the SharedWorker's global scope). The loader
+/// (js/worker-entry.js) names the worker (`epoch`) and made, while the wasm loaded, a new
+/// worker's first claim of the origin (unless another worker is recorded), with the survey a
+/// leader needs: `answer`, as for [`claimed`]. Its lifeline database may still be opening
+/// (see [`lifeline_open`]): only the welcome waits for it.
+///
+/// The in-process lock service of one realm (`createLockManager({ local: true })`,
+/// js/local-service.js) is served the same way: its one port is the service's end of a
+/// channel through which the realm's clients are adopted, no `connect` arrives on it, and it
+/// is its own leader (`answer`: its own epoch), with no lifeline and no survivors to wait for.
 #[wasm_bindgen]
-pub fn serve(early_ports: js_sys::Array, epoch: JsValue, answer: js_sys::Array) {
+pub fn serve(
+    early_ports: js_sys::Array,
+    epoch: JsValue,
+    answer: js_sys::Array,
+    scope: EventTarget,
+) {
     let driver = Driver::new(Service::new(&decode_text(&epoch).unwrap_or_default()));
     *SERVING.0.borrow_mut() = Some(driver);
     claimed(answer);
@@ -92,7 +73,7 @@ pub fn serve(early_ports: js_sys::Array, epoch: JsValue, answer: js_sys::Array) 
             d.connect(early_ports.get(at).unchecked_into());
         }
     });
-    let on_connect = Listener::new(&SCOPE.with(EventTarget::clone), "connect", move |event| {
+    let on_connect = Listener::new(&scope, "connect", move |event| {
         // (A connect event's port is a MessagePort: no class check, as for `adopt`.)
         let port = event.unchecked_into::<MessageEvent>().ports().get(0);
         if !port.is_undefined() {
