@@ -305,6 +305,9 @@ export class Connection {
     const frames = (this.frames ||= new Map());
     for (const [id, frame] of frames) if (frame.gone()) frames.delete(id);
     frames.set(child.ownId, child);
+    // (Named in this page's goodbye: the frame's own would take this port closed where its
+    // pagehide comes after the page's, as in Firefox.)
+    this.dedicated.add(child.ownId);
     return { v: link, postMessage: (m, t) => link.postMessage({ v: VERSION, type: 'via', c: child.ownId, m }, t), close() {} };
   }
 
@@ -469,7 +472,7 @@ export class Connection {
     this.failures = 0;
     if (this.link) {
       // (Its dedicated workers go with it: frozen with it in the back/forward cache, where
-      // Firefox keeps them, they hold nothing meanwhile.)
+      // Firefox keeps them, they hold nothing meanwhile. So do its frames: see via.)
       this.link.postMessage({ v: VERSION, type: 'goodbye', names: [...this.dedicated] });
       this.link.close();
       this.link = null;

@@ -385,6 +385,27 @@ describe(`${where}polyfill: recovery`, () => {
       return true;
     }));
 
+  it("bfcache: an about:blank iframe's lock is released when its page enters the cache, and it is told when restored", () =>
+    untilRestored(async (a, b, cached) => {
+      // (The frame speaks through its page's port: its goodbye must go before the page's.)
+      await a.evaluate(() => {
+        const frame = document.body.appendChild(document.createElement('iframe'));
+        window.framed = new Promise((granted) =>
+          frame.contentWindow.navigator.locks.request('bf-frame', () => (granted(), new Promise(() => {}))).catch((e) => T.log.push(`frame-rejected:${e.name}`)),
+        );
+      });
+      await a.evaluate(() => framed);
+      await hold(b, 'b', 'bf-frame');
+      await query(b);
+      await enterCache(a, cached);
+      await until(b, 'granted:b:bf-frame:exclusive');
+      await a.goBack({ waitUntil: 'commit' });
+      await a.waitForFunction(() => window.T && T.ready);
+      if (!(await a.evaluate(() => !!window.framed))) return false;
+      await until(a, 'frame-rejected:AbortError');
+      return true;
+    }));
+
   // A request rejected as the page enters the cache is often asked again at once (a retry
   // loop on AbortError): it waits in the page until the page is restored, and is sent then.
   // (Connecting the cached page instead got it evicted from the cache: measured, every
