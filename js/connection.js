@@ -138,7 +138,7 @@ export class Connection {
     this.sendWatch();
     for (const message of unwelcomed || []) this.post(message);
     // (Frames whose link was over the page's last port: a new link each, after the page's.)
-    for (const frame of this.frames ? this.frames.values() : []) if (frame.link && frame.link.v) frame.reconnect();
+    for (const [, frame] of this.frames || []) if (frame.link && frame.link.v) frame.reconnect();
   }
 
   // A new port to the lock worker, greeted with this client's hello. The database is opened
@@ -305,9 +305,6 @@ export class Connection {
     const frames = (this.frames ||= new Map());
     for (const [id, frame] of frames) if (frame.gone()) frames.delete(id);
     frames.set(child.ownId, child);
-    // (Named in this page's goodbye: the frame's own would take this port closed where its
-    // pagehide comes after the page's, as in Firefox.)
-    this.dedicated.add(child.ownId);
     return { v: link, postMessage: (m, t) => link.postMessage({ v: VERSION, type: 'via', c: child.ownId, m }, t), close() {} };
   }
 
@@ -471,8 +468,13 @@ export class Connection {
     clearTimeout(this.retry);
     this.failures = 0;
     if (this.link) {
+      // (Its frames speaking through this port first, as their own `pagehide` and `freeze`
+      // may come after the page's (Firefox): their goodbyes would take the port closed.
+      // Their databases closed by themselves, none blocks a watch of the lock worker, which
+      // would get the page evicted from the cache (Chromium).)
+      for (const [, frame] of this.frames || []) if (frame.link && frame.link.v == this.link) frame.close(persisted);
       // (Its dedicated workers go with it: frozen with it in the back/forward cache, where
-      // Firefox keeps them, they hold nothing meanwhile. So do its frames: see via.)
+      // Firefox keeps them, they hold nothing meanwhile.)
       this.link.postMessage({ v: VERSION, type: 'goodbye', names: [...this.dedicated] });
       this.link.close();
       this.link = null;

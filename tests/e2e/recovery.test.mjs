@@ -385,9 +385,14 @@ describe(`${where}polyfill: recovery`, () => {
       return true;
     }));
 
-  it("bfcache: an about:blank iframe's lock is released when its page enters the cache, and it is told when restored", () =>
-    untilRestored(async (a, b, cached) => {
-      // (The frame speaks through its page's port: its goodbye must go before the page's.)
+  // (The release is checked in every run; what the frame learns, where the page comes back
+  // restored: Chromium now and then evicts it instead, as for any page: see above.)
+  it("bfcache: an about:blank iframe's lock is released when its page enters the cache, and it is told if restored", async () => {
+    const cached = await launch({ bfcache: true });
+    try {
+      const session = await newSession(cached, 'polyfill');
+      const [a, b] = [await session.page(), await session.page()];
+      // (The frame speaks through its page's port, closed as the page enters the cache.)
       await a.evaluate(() => {
         const frame = document.body.appendChild(document.createElement('iframe'));
         window.framed = new Promise((granted) =>
@@ -401,10 +406,15 @@ describe(`${where}polyfill: recovery`, () => {
       await until(b, 'granted:b:bf-frame:exclusive');
       await a.goBack({ waitUntil: 'commit' });
       await a.waitForFunction(() => window.T && T.ready);
-      if (!(await a.evaluate(() => !!window.framed))) return false;
-      await until(a, 'frame-rejected:AbortError');
-      return true;
-    }));
+      const restored = await a.evaluate(() => !!window.framed);
+      console.log(`# polyfill: the page with a frame was ${restored ? 'restored' : 'evicted from the cache (loaded anew)'}`);
+      if (BROWSER === 'firefox') assert.ok(restored, 'Firefox restores the page with its frame');
+      if (restored) await until(a, 'frame-rejected:AbortError');
+      await session.close();
+    } finally {
+      await cached.close();
+    }
+  });
 
   // A request rejected as the page enters the cache is often asked again at once (a retry
   // loop on AbortError): it waits in the page until the page is restored, and is sent then.
