@@ -102,8 +102,9 @@ const glue = minifiedNames(
 );
 
 // The glue with only the wrappers of the wasm's exports in `used`: those its loader calls
-// (the in-realm service makes no claim and has no tab or other workers to hear), and the init's bytes branch only if `used` has 'bytes'. The build fails if a
-// wrapper's shape changed.
+// (the in-realm service makes no claim and has no tab or other workers to hear), and the
+// init's bytes branch only if `used` has 'bytes'. The build fails if a wrapper's shape
+// changed.
 function only(used, glue) {
   if (!used.includes('bytes')) glue = glue.replace(FROM_BYTES, '\n        {');
   for (const name of ['serve', 'lifeline_open', 'claimed', 'hidden', 'signal']) {
