@@ -101,7 +101,11 @@ for (const impl of IMPLS) {
       await until(b, 'granted:bx:x:exclusive');
     });
 
-    it("the serving lock worker's tab crashes while tabs of both builds hold and wait: no double grant, waiters granted within 1 s", { skip: needsCrash }, async () => {
+    // Declared for the polyfill: the waiters re-declare their requests as their tabs reach the
+    // new lock worker, which queues them in that order, not in the order they were made
+    // (docs/lifecycle.md, known limits): either may be granted first, never both. Natively
+    // the first request ("b") is.
+    it("the serving lock worker's tab crashes while tabs of both builds hold and wait: no double grant, a waiter granted within 1 s", { skip: needsCrash }, async () => {
       const [old, current] = builds();
       const s = await fresh();
       const a = await page(s, old); // its lock worker serves
@@ -114,16 +118,19 @@ for (const impl of IMPLS) {
       await hold(c, 'cx', 'x');
       await query(c);
       const t0 = await crash(a);
-      await until(b, 'granted:b:x:exclusive', 5_000);
+      const waiters = [[b, 'b'], [c, 'cx']].map(([tab, key]) => ({ tab, key, entry: `granted:${key}:x:exclusive` }));
+      const first = await Promise.any(waiters.map((w) => until(w.tab, w.entry, 5_000).then(() => w)));
       const latency = Date.now() - t0;
-      console.log(`# ${where}${impl}: the serving worker's tab crashed → the other build's waiter granted in ${latency} ms`);
+      console.log(`# ${where}${impl}: the serving worker's tab crashed → waiter ${first.key} (${first.key == 'b' ? 'the first request' : 'the second'}) granted in ${latency} ms`);
       assert.ok(latency <= 1000, `granted after ${latency} ms`);
-      assert.ok(!(await within(c, 'granted:cx:x:exclusive', 300)), 'x is not granted twice');
+      if (impl === 'native') assert.equal(first.key, 'b', 'natively the first request is granted first');
+      const other = waiters.find((w) => w !== first);
+      assert.ok(!(await within(other.tab, other.entry, 300)), 'x is not granted twice');
       const d = await page(s, current);
       await hold(d, 'd', 'y', { ifAvailable: true });
       await until(d, 'null:d');
-      await release(b, 'b');
-      await until(c, 'granted:cx:x:exclusive');
+      await release(first.tab, first.key);
+      await until(other.tab, other.entry);
     });
 
     if (impl === 'native') return;
