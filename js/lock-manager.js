@@ -246,7 +246,9 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
       reject(abortReason(signal));
       connection.post({ type: 'abort', id });
     };
-    const message = { type: 'request', id, ...target, mode, ifAvailable, steal };
+    // (`t`: when it was made; re-declared as it is, so that a new lock worker
+    // queues the requests of several contexts again in that order: recovery.rs.)
+    const message = { type: 'request', id, ...target, mode, ifAvailable, steal, t: Date.now() };
     connection.send(id, message, {
       // §4.4 step 2.14. (A second grant of the same request, possible when a replaced port's
       // request was re-sent, is ignored; step 2.14.1.1, a grant after the abort, is

@@ -294,6 +294,8 @@ struct Req {
     state: State,
     /// The service released it (steal, lost reclaim) though the context does not know yet.
     revoked: bool,
+    /// When it was made (a request's `at`).
+    at: u64,
 }
 
 struct Ctx {

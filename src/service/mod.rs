@@ -244,7 +244,7 @@ impl Service {
                 if self.serving(client) {
                     self.apply(client, message);
                 } else {
-                    self.deferred.push((client, message));
+                    self.defer(client, message);
                 }
             }
         }
@@ -460,6 +460,28 @@ impl Service {
         // Its watch stays until it fires, so that its database is cleaned up.
     }
 
+    /// Keeps an input to be served later, in arrival order but for a request made earlier
+    /// (its `at`) than the requests of other contexts that wait, which it goes before: after
+    /// a worker's end, contexts re-declare their requests as they reconnect, and this queues
+    /// them again in the order they were made (recovery.rs). Never before anything else that
+    /// waits (its own context's inputs, a release, a query, a request made at no said time).
+    fn defer(&mut self, client: ClientId, message: ClientMessage) {
+        let at = match message {
+            ClientMessage::Request { at, .. } if at > 0 => at,
+            _ => u64::MAX,
+        };
+        self.deferred.push((client, message));
+        let waiting = &mut self.deferred[..];
+        for i in (1..waiting.len()).rev() {
+            match &waiting[i - 1] {
+                (c, ClientMessage::Request { at: made, .. }) if *c != client && *made > at => {
+                    waiting.swap(i - 1, i)
+                }
+                _ => break,
+            }
+        }
+    }
+
     /// Drops what waits from `client`, but (`settling`) its releases and aborts. (One
     /// `retain` for its callers: each closure would be a copy of it in the module.)
     fn drop_deferred(&mut self, client: ClientId, settling: bool) {
@@ -488,6 +510,7 @@ impl Service {
                 mode,
                 if_available,
                 steal,
+                ..
             } => {
                 let flavor = match protocol::flavor(&names, mode, if_available, steal) {
                     Ok(flavor) => flavor,

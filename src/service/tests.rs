@@ -53,6 +53,7 @@ fn request(port: u32, id: u32, name: &str, steal: bool) -> (PortId, ClientMessag
         mode: Mode::Exclusive,
         if_available: false,
         steal,
+        at: 0,
     };
     (PortId(port), request)
 }
@@ -138,4 +139,43 @@ fn a_newer_hello_with_another_database_starts_a_new_life() {
     s.handle_watch_end(&text("db-a-1"), WatchEnd::Died);
     assert_eq!(sent(&mut s), []);
     assert_eq!(s.locks().0.len(), 1);
+}
+
+/// `request` made at `t` (its context's clock).
+fn made_at((port, mut message): (PortId, ClientMessage), t: u64) -> (PortId, ClientMessage) {
+    if let ClientMessage::Request { at, .. } = &mut message {
+        *at = t;
+    }
+    (port, message)
+}
+
+#[test]
+fn requests_declared_again_after_a_workers_end_are_queued_as_they_were_made() {
+    // Recovering: "a" holds "x"; "b" asked for it at 10, then "c" at 20 (or at no said time:
+    // an older build); "c" reconnects first.
+    for (b_made, c_made, first) in [(10, 20, PortId(3)), (10, 0, PortId(2))] {
+        let mut s = serving(&["db-a", "db-b", "db-c"]);
+        let reclaim = ClientMessage::Reclaim {
+            id: 1,
+            names: vec![text("x")],
+            mode: Mode::Exclusive,
+        };
+        feed(
+            &mut s,
+            vec![
+                hello(1, "a", "db-a", 1),
+                (PortId(1), reclaim),
+                watch(1, "db-a"),
+                hello(2, "c", "db-c", 1),
+                made_at(request(2, 1, "x", false), c_made),
+                watch(2, "db-c"),
+                hello(3, "b", "db-b", 1),
+                made_at(request(3, 1, "x", false), b_made),
+                watch(3, "db-b"),
+            ],
+        );
+        assert!(!s.is_recovering());
+        s.handle_message(PortId(1), ClientMessage::Release { id: 1 });
+        assert_eq!(sent(&mut s), [(first, WorkerMessage::Granted { id: 1 })]);
+    }
 }

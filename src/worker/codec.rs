@@ -72,6 +72,7 @@ words! {
     Evicted = "evicted",
     Redirect = "redirect",
     Url = "url",
+    T = "t",
 }
 
 pub(crate) struct Codec {
@@ -117,6 +118,15 @@ fn read_bool(value: &JsValue) -> Option<bool> {
         Some(false)
     } else {
         None
+    }
+}
+
+/// A time in ms; 0 (none said) for anything but a non-negative integral number.
+fn read_time(value: &JsValue) -> u64 {
+    if Number::is_safe_integer(value) {
+        value.unchecked_into_f64() as u64
+    } else {
+        0
     }
 }
 
@@ -180,6 +190,7 @@ impl Codec {
                 mode: mode()?,
                 if_available: flag(Word::IfAvailable)?,
                 steal: flag(Word::Steal)?,
+                at: read_time(&fields.get(Word::T)),
             }
         } else if is(Word::Release) {
             ClientMessage::Release { id: need_id()? }

@@ -299,6 +299,11 @@ impl Sim {
         self.at(t, Event::ToWorker(gen, port, message));
     }
 
+    /// A request's `at`: when it was made (never 0, not said).
+    fn made_at(&self) -> u64 {
+        self.now + 1
+    }
+
     /// The worker died or never answered: a new port, and everything re-declared.
     pub(super) fn reconnect(&mut self, c: usize) {
         let unwelcomed = std::mem::take(&mut self.ctxs[c].unwelcomed);
@@ -313,6 +318,7 @@ impl Sim {
                     mode: r.mode,
                     if_available: r.if_available,
                     steal: r.steal,
+                    at: r.at,
                 },
                 State::Held => {
                     if r.revoked {
@@ -621,6 +627,7 @@ impl Sim {
                 } else {
                     Mode::Exclusive
                 };
+                let at = self.made_at();
                 let ctx = &mut self.ctxs[c];
                 ctx.next_id += 1;
                 let id = ctx.next_id;
@@ -631,6 +638,7 @@ impl Sim {
                     steal,
                     state: State::Pending,
                     revoked: false,
+                    at,
                 };
                 ctx.reqs.insert(id, req);
                 let request = ClientMessage::Request {
@@ -639,6 +647,7 @@ impl Sim {
                     mode,
                     if_available,
                     steal,
+                    at,
                 };
                 self.post(c, request);
             }
@@ -670,6 +679,7 @@ impl Sim {
                     steal: false,
                     state: State::Query,
                     revoked: false,
+                    at: 0,
                 };
                 ctx.reqs.insert(id, req);
                 self.post(c, ClientMessage::Query { id });
