@@ -93,7 +93,8 @@ export function realmOf(global) {
       }
       return promiseIn(R, connection, (resolve, reject) => {
         const id = connection.newId();
-        const message = { type: 'query', id };
+        // (`t`: as a request's, below.)
+        const message = { type: 'query', id, t: Date.now() };
         connection.send(id, message, {
           snapshot(message) {
             connection.done(id);
@@ -246,8 +247,8 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
       reject(abortReason(signal));
       connection.post({ type: 'abort', id });
     };
-    // (`t`: when it was made; re-declared as it is, so that a new lock worker
-    // queues the requests of several contexts again in that order: recovery.rs.)
+    // (`t`: when it was made; re-declared as it is, so that a new lock worker queues the
+    // requests and queries of several contexts again in that order: recovery.rs.)
     const message = { type: 'request', id, ...target, mode, ifAvailable, steal, t: Date.now() };
     connection.send(id, message, {
       // §4.4 step 2.14. (A second grant of the same request, possible when a replaced port's

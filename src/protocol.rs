@@ -11,10 +11,10 @@
 //! |-----------|------------------------------------------|------------------------------------------|
 //! | `hello`   | `clientId`, `db`?, `n`?                  | first message: this port is that client; `db` is the context's liveness database, whose `indexedDB.open(db, 1)` was called before this message (absent: no IndexedDB); `n` counts the context's ports, this one included (a port whose `n` is below its client's newest port's is heard only for `release` and `abort`: the context declared anew on the newer port what it still had, and sends `watch` there; a hello with a lower `n` than that port's, from a port the context gave up before it got here, leaves replies going to the newer port); a newer port naming another `db` than its client's starts the context anew (a context takes a new database only when it holds nothing: its client's locks and requests end as at `goodbye`) |
 //! | `watch`   | `db`?                                    | the context holds `db` open at version 1 for as long as it lives (absent: it could not open one, or gave it up, e.g. after the site's storage was cleared: watched no more, nor awaited by a restarted worker); also ends a re-declaration; may come again |
-//! | `request` | `id`, `name` or `names`, `mode`, `ifAvailable`, `steal`, `t`? | §4.1 request a lock; `names` (an array of strings, sorted by code units, distinct, not empty) asks for a scope, granted on all its names at once (the extension's `requestAll`); `t`, when it was made (`Date.now()`; the same when re-declared), orders requests of several contexts that wait to be served (after a worker's end: recovery.rs); absent or not a non-negative integer: not said |
+//! | `request` | `id`, `name` or `names`, `mode`, `ifAvailable`, `steal`, `t`? | §4.1 request a lock; `names` (an array of strings, sorted by code units, distinct, not empty) asks for a scope, granted on all its names at once (the extension's `requestAll`); `t`, when it was made (`Date.now()`; the same when re-declared), orders the requests and queries of several contexts that wait to be served (after a worker's end: recovery.rs); absent or not a non-negative integer: not said |
 //! | `release` | `id`                                     | §4.2 the waiting promise settled         |
 //! | `abort`   | `id`                                     | §4.3 the signal aborted before the grant (a lock granted meanwhile is released) |
-//! | `query`   | `id`                                     | §4.5 snapshot                            |
+//! | `query`   | `id`, `t`?                               | §4.5 snapshot; `t` as a request's        |
 //! | `reclaim` | `id`, `name` or `names`, `mode`          | after a worker restart: this lock was held before it |
 //! | `goodbye` | `names`?                                 | §2.6 the page enters the back/forward cache, or goes away with no database to watch, or with one its worker may not see the end of (the worker's lifeline was missing: the site's storage was cleared) (otherwise a context with one ends when the browser closes it); `names`: the clientIds of its dedicated workers (nested ones too: their ports come through the page), which go with it (frozen with it in the cache; they are told `evicted`, and connect again once thawed) |
 //! | `adopt`   | a transferred MessagePort                | connect that port as a new client (a worker that asked this context for its link: a dedicated worker below it, or a shared or service worker) |
@@ -103,7 +103,7 @@ pub enum ClientMessage {
         if_available: bool,
         steal: bool,
         /// When the context made it (ms since the epoch, by its clock; 0: not said). Requests
-        /// waiting to be served are queued by it (recovery.rs).
+        /// and queries waiting to be served are queued by it (recovery.rs).
         at: u64,
     },
     Reclaim {
@@ -119,6 +119,8 @@ pub enum ClientMessage {
     },
     Query {
         id: u32,
+        /// As a request's.
+        at: u64,
     },
     /// `children`: the clientIds of the context's dedicated workers (and of theirs), which go
     /// with it.
@@ -135,7 +137,7 @@ impl ClientMessage {
             | ClientMessage::Reclaim { id, .. }
             | ClientMessage::Release { id }
             | ClientMessage::Abort { id }
-            | ClientMessage::Query { id } => Some(*id),
+            | ClientMessage::Query { id, .. } => Some(*id),
             _ => None,
         }
     }

@@ -294,7 +294,7 @@ struct Req {
     state: State,
     /// The service released it (steal, lost reclaim) though the context does not know yet.
     revoked: bool,
-    /// When it was made (a request's `at`).
+    /// When it was made (a request's or query's `at`).
     at: u64,
 }
 

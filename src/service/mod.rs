@@ -460,23 +460,25 @@ impl Service {
         // Its watch stays until it fires, so that its database is cleaned up.
     }
 
-    /// Keeps an input to be served later, in arrival order but for a request made earlier
-    /// (its `at`) than the requests of other contexts that wait, which it goes before: after
-    /// a worker's end, contexts re-declare their requests as they reconnect, and this queues
-    /// them again in the order they were made (recovery.rs). Never before anything else that
-    /// waits (its own context's inputs, a release, a query, a request made at no said time).
+    /// Keeps an input to be served later, in arrival order but for a request or query made
+    /// earlier (its `at`) than the requests and queries of other contexts that wait, which it
+    /// goes before: after a worker's end, contexts re-declare them as they reconnect, and this
+    /// queues them again in the order they were made (recovery.rs). Never before anything
+    /// else that waits (its own context's inputs, a release, an abort, one made at no said
+    /// time).
     fn defer(&mut self, client: ClientId, message: ClientMessage) {
         let at = match message {
-            ClientMessage::Request { at, .. } if at > 0 => at,
+            ClientMessage::Request { at, .. } | ClientMessage::Query { at, .. } if at > 0 => at,
             _ => u64::MAX,
         };
         self.deferred.push((client, message));
         let waiting = &mut self.deferred[..];
         for i in (1..waiting.len()).rev() {
             match &waiting[i - 1] {
-                (c, ClientMessage::Request { at: made, .. }) if *c != client && *made > at => {
-                    waiting.swap(i - 1, i)
-                }
+                (
+                    c,
+                    ClientMessage::Request { at: made, .. } | ClientMessage::Query { at: made, .. },
+                ) if *c != client && *made > at => waiting.swap(i - 1, i),
                 _ => break,
             }
         }
@@ -543,7 +545,7 @@ impl Service {
                     self.core.release(request);
                 }
             }
-            ClientMessage::Query { id } => {
+            ClientMessage::Query { id, .. } => {
                 let snapshot = self.snapshot(id);
                 self.reply(client, snapshot);
             }

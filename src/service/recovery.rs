@@ -9,9 +9,9 @@
 //! every one whose context has not re-declared yet is watched and awaited, for at most
 //! [`RECOVERY_LIMIT_MS`], and until then nothing is served: reclaims are taken as they come
 //! (they rebuild the state), while requests, releases, aborts and queries wait in arrival
-//! order, but for requests of several contexts, which the contexts re-declare as each
-//! reconnects: those wait in the order they were made (their `at`, `Service::defer`), as the
-//! dead worker had queued them. When the wait ends they are given to the core in that order,
+//! order, but for the requests and queries of several contexts, which the contexts re-declare
+//! as each reconnects: those wait in the order they were made (their `at`,
+//! `Service::defer`), as the dead worker had queued them. When the wait ends they are given to the core in that order,
 //! so an `ifAvailable` request is decided then, against the rebuilt state, exactly as §4.1
 //! decides it. A
 //! survivor later than that loses what it reclaims (`stolen`, as `Service::reclaim` says):

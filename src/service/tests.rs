@@ -179,3 +179,40 @@ fn requests_declared_again_after_a_workers_end_are_queued_as_they_were_made() {
         assert_eq!(sent(&mut s), [(first, WorkerMessage::Granted { id: 1 })]);
     }
 }
+
+#[test]
+fn a_query_declared_again_sees_the_requests_made_before_it() {
+    // Recovering: "a" holds "x"; "c" asked for it at 20, then "b" queried at 30 (or at no
+    // said time: an older build's query, answered as it came); "b" reconnects first.
+    for (b_made, pending) in [(30, 2), (0, 0)] {
+        let mut s = serving(&["db-a", "db-b", "db-c"]);
+        let reclaim = ClientMessage::Reclaim {
+            id: 1,
+            names: vec![text("x")],
+            mode: Mode::Exclusive,
+        };
+        let query = ClientMessage::Query { id: 1, at: b_made };
+        feed(
+            &mut s,
+            vec![
+                hello(1, "a", "db-a", 1),
+                (PortId(1), reclaim),
+                watch(1, "db-a"),
+                hello(2, "b", "db-b", 1),
+                (PortId(2), query),
+                watch(2, "db-b"),
+                hello(3, "c", "db-c", 1),
+                made_at(request(3, 1, "x", false), 20),
+                watch(3, "db-c"),
+            ],
+        );
+        let snapshot = sent(&mut s)
+            .into_iter()
+            .find_map(|(_, message)| match message {
+                WorkerMessage::Snapshot { pending, .. } => Some(pending.len()),
+                _ => None,
+            });
+        // (Two numbers per lock: its name's length, then its client and mode.)
+        assert_eq!(snapshot, Some(pending));
+    }
+}

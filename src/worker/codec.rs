@@ -197,7 +197,10 @@ impl Codec {
         } else if is(Word::Abort) {
             ClientMessage::Abort { id: need_id()? }
         } else if is(Word::Query) {
-            ClientMessage::Query { id: need_id()? }
+            ClientMessage::Query {
+                id: need_id()?,
+                at: read_time(&fields.get(Word::T)),
+            }
         } else if is(Word::Hello) {
             ClientMessage::Hello {
                 client_id: text(Word::ClientId)?.ok_or((None, "hello without clientId"))?,

@@ -330,7 +330,7 @@ impl Sim {
                         mode: r.mode,
                     }
                 }
-                State::Query => ClientMessage::Query { id },
+                State::Query => ClientMessage::Query { id, at: r.at },
             };
             self.post(c, message);
         }
@@ -669,6 +669,7 @@ impl Sim {
                 }
             }
             70..=77 => {
+                let at = self.made_at();
                 let ctx = &mut self.ctxs[c];
                 ctx.next_id += 1;
                 let id = ctx.next_id;
@@ -679,10 +680,10 @@ impl Sim {
                     steal: false,
                     state: State::Query,
                     revoked: false,
-                    at: 0,
+                    at,
                 };
                 ctx.reqs.insert(id, req);
-                self.post(c, ClientMessage::Query { id });
+                self.post(c, ClientMessage::Query { id, at });
             }
             78..=85 => {
                 let long = self.rng.range(50, LONG_TASK_MAX);
