@@ -235,7 +235,7 @@ impl Codec {
 
     fn set(&self, object: &Object, key: Word, value: &JsValue) {
         // Setting a data property on a plain new object cannot fail.
-        let _ = Reflect::set(object, self.word(key), value);
+        set_property(object, self.word(key), value);
     }
 
     pub(crate) fn encode(&self, message: &WorkerMessage) -> JsValue {
@@ -321,7 +321,7 @@ pub(crate) fn encode_text(units: &[u16]) -> JsValue {
         // A Uint16Array's bytes are in the platform's order, little-endian wherever wasm runs.
         // `ignoreBOM`: a leading U+FEFF is text, not a byte order mark to drop.
         let options = Object::new();
-        let _ = Reflect::set(&options, &"ignoreBOM".into(), &true.into());
+        set_property(&options, &"ignoreBOM".into(), &true.into());
         return Utf16Decoder::new("utf-16le", &options)
             .decode(&Uint16Array::from(units))
             .into();
@@ -348,6 +348,10 @@ fn well_formed(units: &[u16]) -> bool {
 
 #[wasm_bindgen]
 extern "C" {
+    /// `Reflect.set` without js-sys's `catch`: on a plain new object it throws nothing.
+    #[wasm_bindgen(js_namespace = Reflect, js_name = set)]
+    fn set_property(target: &Object, key: &JsValue, value: &JsValue);
+
     /// `TextDecoder`, returning the decoded text as a JS string (web-sys's binding would copy
     /// it into a Rust `String` and back).
     #[wasm_bindgen(js_name = TextDecoder)]
