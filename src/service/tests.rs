@@ -149,23 +149,34 @@ fn made_at((port, mut message): (PortId, ClientMessage), t: u64) -> (PortId, Cli
     (port, message)
 }
 
+/// Recovering, awaiting "a", "b" and "c": "a" has reclaimed "x".
+fn x_reclaimed_by_a() -> Service {
+    let mut s = serving(&["db-a", "db-b", "db-c"]);
+    let reclaim = ClientMessage::Reclaim {
+        id: 1,
+        names: vec![text("x")],
+        mode: Mode::Exclusive,
+    };
+    feed(
+        &mut s,
+        vec![
+            hello(1, "a", "db-a", 1),
+            (PortId(1), reclaim),
+            watch(1, "db-a"),
+        ],
+    );
+    s
+}
+
 #[test]
 fn requests_declared_again_after_a_workers_end_are_queued_as_they_were_made() {
     // Recovering: "a" holds "x"; "b" asked for it at 10, then "c" at 20 (or at no said time:
     // an older build); "c" reconnects first.
     for (b_made, c_made, first) in [(10, 20, PortId(3)), (10, 0, PortId(2))] {
-        let mut s = serving(&["db-a", "db-b", "db-c"]);
-        let reclaim = ClientMessage::Reclaim {
-            id: 1,
-            names: vec![text("x")],
-            mode: Mode::Exclusive,
-        };
+        let mut s = x_reclaimed_by_a();
         feed(
             &mut s,
             vec![
-                hello(1, "a", "db-a", 1),
-                (PortId(1), reclaim),
-                watch(1, "db-a"),
                 hello(2, "c", "db-c", 1),
                 made_at(request(2, 1, "x", false), c_made),
                 watch(2, "db-c"),
@@ -185,19 +196,11 @@ fn a_query_declared_again_sees_the_requests_made_before_it() {
     // Recovering: "a" holds "x"; "c" asked for it at 20, then "b" queried at 30 (or at no
     // said time: an older build's query, answered as it came); "b" reconnects first.
     for (b_made, pending) in [(30, 2), (0, 0)] {
-        let mut s = serving(&["db-a", "db-b", "db-c"]);
-        let reclaim = ClientMessage::Reclaim {
-            id: 1,
-            names: vec![text("x")],
-            mode: Mode::Exclusive,
-        };
+        let mut s = x_reclaimed_by_a();
         let query = ClientMessage::Query { id: 1, at: b_made };
         feed(
             &mut s,
             vec![
-                hello(1, "a", "db-a", 1),
-                (PortId(1), reclaim),
-                watch(1, "db-a"),
                 hello(2, "b", "db-b", 1),
                 (PortId(2), query),
                 watch(2, "db-b"),
