@@ -4,7 +4,7 @@
 //! string (client ids, database names) is read the same way.
 
 use crate::prelude::*;
-use js_sys::{Array, JsString, Number, Object, Reflect, Uint16Array, Uint32Array};
+use js_sys::{Array, JsString, Number, Object, Uint16Array, Uint32Array};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -87,7 +87,13 @@ struct Fields<'a> {
 
 impl Fields<'_> {
     fn get(&self, key: Word) -> JsValue {
-        Reflect::get(self.data, self.codec.word(key)).unwrap_or(JsValue::UNDEFINED)
+        // (A message's data, cloned: an object's fields are plain values, and reading one
+        // throws nothing. Anything else has none.)
+        if self.data.is_object() {
+            get_property(self.data, self.codec.word(key))
+        } else {
+            JsValue::UNDEFINED
+        }
     }
 
     /// An optional field: absent (undefined or null) → `Ok(None)`, mistyped → `Err`.
@@ -351,6 +357,10 @@ extern "C" {
     /// `Reflect.set` without js-sys's `catch`: on a plain new object it throws nothing.
     #[wasm_bindgen(js_namespace = Reflect, js_name = set)]
     fn set_property(target: &Object, key: &JsValue, value: &JsValue);
+
+    /// `Reflect.get` without js-sys's `catch`, for objects whose fields have no getters.
+    #[wasm_bindgen(js_namespace = Reflect, js_name = get)]
+    pub(crate) fn get_property(target: &JsValue, key: &JsValue) -> JsValue;
 
     /// `TextDecoder`, returning the decoded text as a JS string (web-sys's binding would copy
     /// it into a Rust `String` and back).

@@ -8,11 +8,12 @@
 //! fires. No polling, no timers, no false alarms from a busy context. An upgrade from
 //! version 0 means the database did not exist (yet): reported as [`WatchEnd::Absent`].
 
-use js_sys::{JsString, Reflect};
+use js_sys::JsString;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 use web_sys::IdbOpenDbRequest;
 
+use super::codec::get_property;
 use super::listener::Listener;
 use crate::service::WatchEnd;
 
@@ -64,8 +65,8 @@ impl DeathWatch {
             if let Some(upgrade) = pending.transaction() {
                 let _ = upgrade.abort();
             }
-            let old = Reflect::get(&event, &"oldVersion".into()).ok();
-            let end = if old == Some(JsValue::from_f64(0.0)) {
+            let old = get_property(&event, &"oldVersion".into());
+            let end = if old == JsValue::from_f64(0.0) {
                 WatchEnd::Absent
             } else {
                 let _ = factory.delete_database(&db);

@@ -55,6 +55,13 @@ extern "C" {
     /// The loader ends this worker (`Output::Resign`).
     #[wasm_bindgen(js_namespace = wasm_bindgen)]
     fn resign();
+
+    #[wasm_bindgen(js_name = MessagePort)]
+    type Port;
+    /// `postMessage` without web-sys's `catch`: the codec's messages (plain objects, strings,
+    /// numbers) always clone, and a closed port throws nothing.
+    #[wasm_bindgen(method, js_name = postMessage)]
+    fn post(this: &Port, message: &JsValue);
 }
 
 /// A port, watch or timer that ended, kept until it can be dropped.
@@ -68,9 +75,7 @@ enum Ended {
 impl Outbox {
     pub(crate) fn send(self) {
         for (port, message) in self.messages {
-            if let Err(e) = port.post_message(&message) {
-                web_sys::console::error_2(&"web-locks worker: postMessage failed".into(), &e);
-            }
+            port.unchecked_ref::<Port>().post(&message);
         }
         drop(self.dropped);
     }
