@@ -250,7 +250,7 @@ export class Connection {
     // against, and needs none.)
     if (dedicated) {
       const channel = new MessageChannel();
-      this.adopt(channel.port2, this.ownId);
+      this.adopt([channel.port2], { [CONNECT]: 1, child: this.ownId });
       return channel.port1;
     }
     // Shared and service workers: through a window (couriers.js).
@@ -319,8 +319,17 @@ export class Connection {
   // CSP; no SharedWorker here), or the last one failed to start (a 404; a cross-origin URL
   // in Firefox), which lost the port handed on before this one, the same worker's asking
   // again (once: a next one tries again).
-  adopt(port, child) {
-    if (inDedicatedWorker()) return self.postMessage({ [CONNECT]: 1, child }, [port]);
+  //
+  // `asked`: the worker's message, `{ [CONNECT]: 1, child }` with the port, or one of a
+  // dedicated worker whose link this context relays (`{ [CONNECT]: 2 }`: see relay).
+  adopt(ports, asked) {
+    if (inDedicatedWorker()) return self.postMessage(asked, ports);
+    const [port] = ports;
+    const child = asked.child;
+    if (asked[CONNECT] == 2) {
+      const take = this.relays && this.relays.get(asked.c);
+      return take && take(asked.m);
+    }
     const unstarted = this.unstarted;
     this.unstarted = null;
     try {
@@ -333,10 +342,41 @@ export class Connection {
         const worker = !globalThis.SharedWorker && this.host(this.link);
         if (worker) worker.postMessage(0, [port]);
         else port.postMessage({ v: VERSION, type: 'redirect', url: BROADCAST });
-      } else this.post({ type: 'adopt' }, [port]);
+      } else if (child && this.link && /WebKit\/6/.test(navigator.userAgent)) this.relay(port, child);
+      else this.post({ type: 'adopt' }, [port]);
     } catch (error) {
       port.postMessage({ v: VERSION, type: 'fatal', message: '' + error });
     }
+  }
+
+  // WebKit delivers messages of different ports in any order, to the lock worker too: there a
+  // dedicated worker (`child`) of this page or its frame speaks through the page's port too,
+  // so that what they ask reaches the lock worker in the order asked. Its messages come over
+  // `port` until it is told (`relay`), then with its other messages to the page, which may
+  // come before the port's: held until the port's last (a 0). (Only in WebKit: a busy page
+  // holds its workers' messages back, which Chromium and Firefox natively do not; WebKit
+  // grants a worker's lock only once its page's task ends, natively too.)
+  // (Its messages carry no ports: a worker's workers ask through it. A message for a link
+  // since replaced goes to a closed port, lost, as a frame's.)
+  relay(port, child) {
+    let held = [];
+    const send = (m) => frame.link.postMessage(m);
+    const frame = {
+      ownId: child,
+      gone() {},
+      close() {},
+      dispatch: (m) => port.postMessage(m),
+      reconnect: () => port.postMessage({ v: VERSION, type: 'redirect' }),
+    };
+    // (A frame's worker goes through the frame's page, as the frame does.)
+    frame.link = (this.link.v ? this.page : this).via(frame);
+    (this.relays ||= new Map()).set(child, (m) => (held ? held.push(m) : send(m)));
+    port.onmessage = ({ data }) => {
+      if (data !== 0) return send(data);
+      held.map(send);
+      held = 0;
+    };
+    port.postMessage({ v: VERSION, type: 'relay' });
   }
 
   // Lets the worker notice this context's end even if no pagehide ever runs (a crash, a
@@ -519,6 +559,14 @@ export class Connection {
       this.evicted();
       return;
     }
+    if (message.type === 'relay') {
+      // (A dedicated worker's page relays its link: from now on with its other messages to
+      // the page, after a 0 that ends the port's.)
+      const port = this.link;
+      port.postMessage(0);
+      port.postMessage = (m) => self.postMessage({ [CONNECT]: 2, c: this.ownId, m });
+      return;
+    }
     if (message.type === 'redirect') {
       // Another lock worker serves the origin (another build's, or another copy's): the
       // port is closed; a new one to that worker, with everything declared there.
@@ -590,6 +638,8 @@ export class Connection {
     this.failures = 0;
     if (this.link) this.link.close();
     this.link = null;
+    // (So do its frames' and relayed workers': they spoke through its link.)
+    for (const [, frame] of this.frames || []) if (frame.link && frame.link.v) frame.dispatch({ v: VERSION, type: 'fatal', message: reason });
     // (`true`: a held lock's handler stays.)
     for (const handler of [...this.handlers.values()]) handler.error(domException(name, reason), true);
     if (this.handlers.size) return this.awaitWelcome(null);

@@ -106,11 +106,13 @@ const defineGlobal = (realm, name, value) => Object.defineProperty(realm, name, 
 // event, which does not start the client message queue either). `current()` gives the
 // realm's connection.
 function adoptWorkers(realm, current) {
-  // (A dedicated worker says its clientId, as `child`.)
+  // (A dedicated worker says its clientId, as `child`; one whose link is relayed sends its
+  // messages so too: Connection.relay.)
   const answer = (event) => {
-    if (event.data && event.data[CONNECT] === 1 && event.ports.length === 1) {
+    const { data, ports } = event;
+    if (data && (data[CONNECT] === 2 || (data[CONNECT] === 1 && ports.length === 1))) {
       event.stopImmediatePropagation();
-      current().adopt(event.ports[0], event.data.child);
+      current().adopt(ports, data);
     }
   };
   // Each wrapped by a subclass that adds the listener to each worker it makes, named and

@@ -16,7 +16,7 @@ const internal = [
   'failure', 'hellos', 'suspended', 'dispatch', 'link', 'database', 'post', 'send', 'done', 'fail',
   'reachable', 'urlOfWorker', 'ownId', 'delivered', 'dedicated', 'forgetDatabase', 'unstarted',
   'unwatch', 'settling', 'farewell', 'target', 'failAll', 'realm', 'doc', 'unwelcomed', 'gone',
-  'stale', 'page', 'frames', 'via',
+  'stale', 'page', 'frames', 'via', 'relay', 'relays',
 ];
 // The internals the extension entries reach through the main one (js/internals.js, read
 // for their names) are renamed too, the same way in every bundle (a fixed map), since they
