@@ -168,7 +168,7 @@ async function fresh(pipe, impl, path, expression, inWorker) {
 // (ms from its navigation start; `origin`: that start, ms since the epoch).
 const COLD_GRANT =
   'window.coldGrant === undefined ? undefined : { grant: coldGrant, steps: window.coldSteps, origin: performance.timeOrigin }';
-// The lock worker's steps (ms since the epoch): its User Timing marks (js/worker-entry.js:
+// The lock worker's steps (ms since the epoch): its User Timing marks (js/worker/worker-entry.js:
 // script ran, wasm ready, serving) and, from its resource timing, when it had its wasm's
 // whole response.
 const WORKER_STEPS = `(() => {

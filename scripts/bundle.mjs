@@ -5,7 +5,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { minify } from 'terser';
 
 export const TARGETS = ['chrome69', 'edge79', 'firefox91', 'safari15'];
-// The connection's own fields and methods (js/connection.js, js/local.js) and the request
+// The connection's own fields and methods (js/client/connection.js, js/client/local.js) and the request
 // handlers' internal hooks are renamed too: each bundle has its own copy of them, and none
 // is a protocol field, an option or a name a page can see. (Measured: −143 B gzip on
 // index.js.) A name added here must not be used with another meaning in js/.
@@ -18,11 +18,11 @@ const internal = [
   'unwatch', 'settling', 'farewell', 'target', 'failAll', 'realm', 'doc', 'unwelcomed', 'gone',
   'stale', 'page', 'frames', 'via', 'relay', 'relays',
 ];
-// The internals the extension entries reach through the main one (js/internals.js, read
+// The internals the extension entries reach through the main one (js/entries/internals.js, read
 // for their names) are renamed too, the same way in every bundle (a fixed map), since they
 // cross from one bundle to another. (Measured: −39 B gzip on the ESM page, −43 B on the
 // classic one.)
-const shared = Object.keys((await import('../js/internals.js')).__internals);
+const shared = Object.keys((await import('../js/entries/internals.js')).__internals);
 const common = {
   bundle: true,
   minify: true,
@@ -116,9 +116,9 @@ function only(used, glue) {
   return glue;
 }
 
-// The worker: wasm-bindgen's classic glue + our entry (bundled: it shares js/election.js with
+// The worker: wasm-bindgen's classic glue + our entry (bundled: it shares js/shared/election.js with
 // the pages), one classic script.
-const entry = await build({ entryPoints: ['js/worker-entry.js'], bundle: true, format: 'iife', write: false, logLevel: 'warning' });
+const entry = await build({ entryPoints: ['js/worker/worker-entry.js'], bundle: true, format: 'iife', write: false, logLevel: 'warning' });
 const worker = await transform(only(['serve', 'lifeline_open', 'claimed', 'hidden', 'signal'], glue) + '\n' + entry.outputFiles[0].text, {
   minify: true,
   target: TARGETS,
@@ -130,39 +130,39 @@ await copyFile('pkg/web_locks_bg.wasm', 'dist/web_locks_bg.wasm');
 // The in-realm service ({ local: true }): the same glue as an ES module, loaded on demand by
 // the entries. Its tail is not minified, so that its bundler hints survive.
 const glueModule = await transform(only(['serve', 'lifeline_open', 'bytes'], glue), { minify: true, target: TARGETS, legalComments: 'none' });
-const service = await transform(await readFile('js/local-service.js', 'utf8'), { format: 'esm', target: TARGETS });
+const service = await transform(await readFile('js/worker/local-service.js', 'utf8'), { format: 'esm', target: TARGETS });
 await writeFile('dist/web-locks-service.js', glueModule.code + service.code);
 
 // The entries that load the service do so by import(): it stays a file (a chunk) of its own.
 const lazy = ['./web-locks-service.js'];
-await build({ ...common, entryPoints: ['js/index.js'], format: 'esm', outfile: 'dist/index.js', external: lazy });
+await build({ ...common, entryPoints: ['js/entries/index.js'], format: 'esm', outfile: 'dist/index.js', external: lazy });
 // auto.js, local.js and scopes.js import ./index.js rather than a copy: one LockManager class
-// per page. (scopes.js reaches the internals it shares through index.js: js/internals.js.)
+// per page. (scopes.js reaches the internals it shares through index.js: js/entries/internals.js.)
 const viaIndex = {
   name: 'via-index',
   setup(build) {
-    build.onResolve({ filter: /^\.\/(index|internals)\.js$/ }, () => ({ path: './index.js', external: true }));
+    build.onResolve({ filter: /^(\.\/|\.\.\/entries\/)(index|internals)\.js$/ }, () => ({ path: './index.js', external: true }));
   },
 };
-for (const [entry, out] of [['auto', 'auto'], ['local-entry', 'local'], ['scopes', 'scopes']]) {
+for (const [entry, out] of [['entries/auto', 'auto'], ['entries/local-entry', 'local'], ['extensions/scopes', 'scopes']]) {
   await build({ ...common, entryPoints: [`js/${entry}.js`], format: 'esm', outfile: `dist/${out}.js`, plugins: [viaIndex] });
 }
 // The deadlock detector ('navigator-locks-polyfill/deadlocks') stands alone.
-await build({ ...common, entryPoints: ['js/deadlocks.js'], format: 'esm', outfile: 'dist/deadlocks.js' });
-await build({ ...common, entryPoints: ['js/global.js'], format: 'iife', outfile: 'dist/web-locks.global.js' });
+await build({ ...common, entryPoints: ['js/extensions/deadlocks.js'], format: 'esm', outfile: 'dist/deadlocks.js' });
+await build({ ...common, entryPoints: ['js/entries/global.js'], format: 'iife', outfile: 'dist/web-locks.global.js' });
 // The classic extras script: the extension's internals are web-locks.global.js's.
 const viaGlobal = {
   name: 'via-global',
   setup(build) {
-    build.onResolve({ filter: /^\.\/internals\.js$/ }, (args) => ({ path: `${args.resolveDir}/global-internals.js` }));
+    build.onResolve({ filter: /^\.\.\/entries\/internals\.js$/ }, (args) => ({ path: `${args.resolveDir}/../entries/global-internals.js` }));
   },
 };
-await build({ ...common, entryPoints: ['js/global-extras.js'], format: 'iife', outfile: 'dist/web-locks-extras.global.js', plugins: [viaGlobal] });
+await build({ ...common, entryPoints: ['js/entries/global-extras.js'], format: 'iife', outfile: 'dist/web-locks-extras.global.js', plugins: [viaGlobal] });
 // The bundler plugins run in Node (the bundler's config): plain ESM, no browser targets. The
 // esbuild and Rollup ones read the worker and the .wasm next to them in dist/.
 await build({
   ...common,
-  entryPoints: ['js/vite.js', 'js/esbuild.js', 'js/rollup.js'],
+  entryPoints: ['js/plugins/vite.js', 'js/plugins/esbuild.js', 'js/plugins/rollup.js'],
   format: 'esm',
   platform: 'node',
   outdir: 'dist',

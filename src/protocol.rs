@@ -1,4 +1,4 @@
-//! The one protocol between a context's glue (js/connection.js) and the worker, version 4:
+//! The one protocol between a context's glue (js/client/connection.js) and the worker, version 4:
 //! the first of its compatibility contract (below). docs/protocol.md says the same for
 //! users.
 //!
@@ -18,7 +18,7 @@
 //! | `reclaim` | `id`, `name` or `names`, `mode`          | after a worker restart: this lock was held before it |
 //! | `goodbye` | `names`?                                 | §2.6 the page enters the back/forward cache, or goes away with no database to watch, or with one its worker may not see the end of (the worker's lifeline was missing: the site's storage was cleared) (otherwise a context with one ends when the browser closes it); `names`: the clientIds of its dedicated workers (nested ones too: their ports come through the page), which go with it (frozen with it in the cache; they are told `evicted`, and connect again once thawed) |
 //! | `adopt`   | a transferred MessagePort                | connect that port as a new client (a worker that asked this context for its link: a dedicated worker below it, or a shared or service worker) |
-//! | `via`     | `c`, `m` (and `m`'s transferred ports)   | from a page's port: message `m` of the client whose clientId is `c` (a frame of the page, or in WebKit a dedicated worker it relays: docs/protocol.md), as if it came on a port of that client's own; the worker's loader (js/worker-entry.js) makes that port, and the worker's messages to it go back on the page's port with `c` added. One port keeps the order the page and its frames asked in |
+//! | `via`     | `c`, `m` (and `m`'s transferred ports)   | from a page's port: message `m` of the client whose clientId is `c` (a frame of the page, or in WebKit a dedicated worker it relays: docs/protocol.md), as if it came on a port of that client's own; the worker's loader (js/worker/worker-entry.js) makes that port, and the worker's messages to it go back on the page's port with `c` added. One port keeps the order the page and its frames asked in |
 //!
 //! Worker → context ([`WorkerMessage`]):
 //! | type           | fields                     | meaning                                     |

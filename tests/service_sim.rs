@@ -1,5 +1,5 @@
 //! Deterministic simulation of the lock service (src/service/) with the contexts' glue
-//! (js/connection.js, js/tab-host.js, the lock workers' loader) modelled around it: seeded
+//! (js/client/connection.js, js/client/tab-host.js, the lock workers' loader) modelled around it: seeded
 //! random schedules of contexts that connect, request (every flavour), release, abort, query,
 //! run long tasks, say goodbye or crash at any point of their life; pages with dedicated
 //! workers, which end with their page, or freeze with it in the back/forward cache (the
@@ -21,7 +21,7 @@
 //! worker, at random. A tab host records the broadcast URL as its own, and tells its page
 //! when it serves and when it ends (it resigned, or faulted).
 //!
-//! Links over BroadcastChannel (js/broadcast-link.js). A page without SharedWorker whose
+//! Links over BroadcastChannel (js/client/broadcast-link.js). A page without SharedWorker whose
 //! tab host has not said it serves, a context sent to a tab host, and a dedicated worker
 //! sent anywhere reach the serving worker over BroadcastChannel: the link's hello goes out
 //! again every [`RESEND_MS`] until a serving worker hears it (one frozen then hears it when
@@ -120,12 +120,12 @@ const LONG_TASK_MAX: Time = 1200;
 const ACTIVE_PHASE: Time = 3000;
 const END: Time = 60_000;
 const NAMES: [&[u16]; 3] = [&[0x61], &[0xD800], &[0x61, 0xDC00]];
-/// How long a context lets a lock worker that failed to start settle (js/link-settings.js).
+/// How long a context lets a lock worker that failed to start settle (js/shared/link-settings.js).
 const SETTLE_MS: Time = 1000;
-/// The URL a tab-hosted lock worker records (js/link-settings.js `BROADCAST`).
+/// The URL a tab-hosted lock worker records (js/shared/link-settings.js `BROADCAST`).
 const BROADCAST: &str = "broadcast";
 /// How often a link over BroadcastChannel sends its hello again until a serving worker
-/// answers it (js/broadcast-link.js).
+/// answers it (js/client/broadcast-link.js).
 const RESEND_MS: Time = 100;
 
 /// A bug to inject, to show that the invariants catch it (`caught` tests below).
@@ -151,7 +151,7 @@ enum Bug {
 enum Hosting {
     /// Every page constructs its build's SharedWorker.
     Shared,
-    /// No SharedWorker: every page hosts a lock worker (js/tab-host.js).
+    /// No SharedWorker: every page hosts a lock worker (js/client/tab-host.js).
     Tabs,
     /// Some pages have SharedWorker, some host their own.
     Mixed,
@@ -162,7 +162,7 @@ enum Hosting {
 enum Target {
     /// A build's SharedWorker, constructed with its URL.
     Build(usize),
-    /// The serving worker, over BroadcastChannel (js/broadcast-link.js).
+    /// The serving worker, over BroadcastChannel (js/client/broadcast-link.js).
     Broadcast,
 }
 
@@ -314,14 +314,14 @@ struct Ctx {
     courier: bool,
     /// Its page (itself, if it is one) has SharedWorker; a page without hosts a lock worker.
     shared: bool,
-    /// A page without SharedWorker: the tab host it started, until it ends (js/tab-host.js
+    /// A page without SharedWorker: the tab host it started, until it ends (js/client/tab-host.js
     /// `host`).
     host: Option<usize>,
     /// A page without SharedWorker: the tab host that last said it serves (`hosting`),
     /// until one starts or says it ended; kept when the page ends it.
     hosting: Option<usize>,
     /// The tab host whose end (and start of service) the current link listens for
-    /// (js/connection.js `host(link)`).
+    /// (js/client/connection.js `host(link)`).
     link_host: Option<usize>,
     /// A page: hidden (a tab in the background).
     hidden: bool,
@@ -350,10 +350,10 @@ struct Ctx {
     /// The port whose hello a worker has handled last.
     greeted: Option<(usize, PortId)>,
     welcomed: bool,
-    /// The releases and aborts it posted since its last welcome (js/connection.js
+    /// The releases and aborts it posted since its last welcome (js/client/connection.js
     /// `unwelcomed`).
     unwelcomed: Vec<ClientMessage>,
-    /// Welcomed, it watches that worker's lifeline (js/connection.js `watchWorker`: not that
+    /// Welcomed, it watches that worker's lifeline (js/client/connection.js `watchWorker`: not that
     /// of its own tab host, which the page hears end).
     watching: bool,
     /// Its current link (its watchdog's and resends' token).
@@ -365,7 +365,7 @@ struct Ctx {
 }
 
 /// A link over BroadcastChannel that no serving worker has answered yet
-/// (js/broadcast-link.js): its hello, and what the context posted since, which waits in the
+/// (js/client/broadcast-link.js): its hello, and what the context posted since, which waits in the
 /// link.
 struct Unanswered {
     hello: ClientMessage,
@@ -396,7 +396,7 @@ struct Worker {
     /// Its first claim was answered: the loader hands the service what came before (its
     /// page's `hidden` among it), and listens to the other workers' signals from then on.
     served: bool,
-    /// It has served (a tab host tells its page so once: js/tab-host.js `hosting`).
+    /// It has served (a tab host tells its page so once: js/client/tab-host.js `hosting`).
     led: bool,
     /// It said `Resign`.
     resigned: bool,
@@ -427,7 +427,7 @@ struct Sim {
     gone: HashSet<usize>,
     /// The leader the origin's record names (a worker's generation).
     record: Option<usize>,
-    /// The links each worker has bridged (at most once each: js/worker-entry.js).
+    /// The links each worker has bridged (at most once each: js/worker/worker-entry.js).
     bridged: HashSet<(usize, u64)>,
     /// Workers that watch each worker's lifeline.
     lifeline_watchers: HashMap<usize, Vec<usize>>,

@@ -26,7 +26,7 @@ extern "C" {
     type Databases;
 
     /// The global scope's IndexedDB, where there is one. (The worker's own lifeline database
-    /// and the survey of existing ones are the loader's, js/worker-entry.js: they start
+    /// and the survey of existing ones are the loader's, js/worker/worker-entry.js: they start
     /// while the wasm loads.)
     #[wasm_bindgen(thread_local_v2, js_name = indexedDB)]
     static INDEXED_DB: Option<Databases>;

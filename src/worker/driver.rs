@@ -211,7 +211,7 @@ impl Driver {
                         outbox.dropped.push(Ended::Timer(old));
                     }
                 }
-                // The loader's (js/worker-entry.js), which answers later, through `claimed`.
+                // The loader's (js/worker/worker-entry.js), which answers later, through `claimed`.
                 Output::Claim(over) => claim(&encode_text(&over)),
                 Output::Tabs(signal) => tabs(signal as u32 + 1),
                 Output::Resign => resign(),

@@ -1,7 +1,7 @@
 //! The SharedWorker: the I/O around the lock service (src/service/). Every same-origin
 //! context connects a port; the driver feeds the service and performs its outputs.
 //!
-//! `js/worker-entry.js` (a classic script) loads this module, keeps the ports that
+//! `js/worker/worker-entry.js` (a classic script) loads this module, keeps the ports that
 //! connected while the wasm was loading, and calls [`serve`] with them.
 
 mod codec;
@@ -38,7 +38,7 @@ static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> 
     unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
 
 /// No panic is expected on any path; one that happens traps without formatting a message, so
-/// no formatting machinery is linked, and the loader (js/worker-entry.js) ends the worker at
+/// no formatting machinery is linked, and the loader (js/worker/worker-entry.js) ends the worker at
 /// the uncaught trap: its contexts notice through its lifeline and start a new one.
 #[cfg(feature = "no-std-module")]
 #[panic_handler]
@@ -48,13 +48,13 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 
 /// Starts serving: `early_ports` connected before the wasm was ready; later ones arrive
 /// through `scope`'s `connect` event (the SharedWorker's global scope). The loader
-/// (js/worker-entry.js) names the worker (`epoch`) and made, while the wasm loaded, a new
+/// (js/worker/worker-entry.js) names the worker (`epoch`) and made, while the wasm loaded, a new
 /// worker's first claim of the origin (unless another worker is recorded), with the survey a
 /// leader needs: `answer`, as for [`claimed`]. Its lifeline database may still be opening
 /// (see [`lifeline_open`]): only the welcome waits for it.
 ///
 /// The in-process lock service of one realm (`createLockManager({ local: true })`,
-/// js/local-service.js) is served the same way: its one port is the service's end of a
+/// js/worker/local-service.js) is served the same way: its one port is the service's end of a
 /// channel through which the realm's clients are adopted, no `connect` arrives on it, and it
 /// is its own leader (`answer`: its own epoch), with no lifeline and no survivors to wait for.
 #[wasm_bindgen]
@@ -100,7 +100,7 @@ pub fn lifeline_open(lifeline: JsValue) {
 }
 
 /// The tab hosting this worker became hidden (`true`) or visible (a dedicated worker's
-/// page tells it: js/tab-host.js).
+/// page tells it: js/client/tab-host.js).
 #[wasm_bindgen]
 pub fn hidden(hidden: bool) {
     serving(|s| s.handle_hidden(hidden));

@@ -151,7 +151,7 @@ impl Context {
 
 type Row = (Vec<u16>, &'static str, String);
 
-/// A `snapshot` reply decoded as the glue does (js/lock-manager.js): (name code units,
+/// A `snapshot` reply decoded as the glue does (js/client/lock-manager.js): (name code units,
 /// mode, clientId) of its held and pending requests.
 fn snapshot_rows(reply: &JsValue) -> (Vec<Row>, Vec<Row>) {
     assert_eq!(get(reply, "type").as_string().unwrap(), "snapshot");

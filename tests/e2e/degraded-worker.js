@@ -1,6 +1,6 @@
 // A lock worker in a degraded environment (the query string says which), for
 // tests/e2e/edges.test.mjs. A fault inside it (`fault`, below), or its IndexedDB unusable in one way: the loader
-// (js/worker-entry.js) must still serve — welcoming without a lifeline, surveying nothing —
+// (js/worker/worker-entry.js) must still serve — welcoming without a lifeline, surveying nothing —
 // and the worker must serve its clients unwatched. `streaming-fails`: the wasm cannot be
 // compiled while streaming (as when a server sends it with another MIME type): the glue
 // compiles it from its bytes. `wasm-fails-once`: see below.

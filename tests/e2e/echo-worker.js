@@ -1,7 +1,7 @@
 // The benchmark's floor (scripts/bench.mjs): a SharedWorker with no lock logic. `echo`
 // answers the sender; `relay` passes the message to the other port that said `join`.
 // With `?db` (the cold-start floor, fresh storage), it first creates an IndexedDB database
-// as a lock worker's first claim does on a fresh origin (js/election.js: one store, one
+// as a lock worker's first claim does on a fresh origin (js/shared/election.js: one store, one
 // record, in the upgrade) and echoes how long that took from its script's start (ms).
 // With `?wasm`, the same, and it also fetches and compiles the polyfill's wasm meanwhile, as
 // a lock worker must before it serves, and answers once both are done.

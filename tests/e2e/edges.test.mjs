@@ -254,7 +254,7 @@ describe(`${where}polyfill: edges`, () => {
         await page.waitForFunction(() => __protocol.some((e) => e.startsWith('watch:')));
         await sleep(200); // nothing more is sent
         // (Without SharedWorker, the first tab's context says hello again, over a port, once its
-        // tab's own lock worker serves: js/connection.js. Counted once.)
+        // tab's own lock worker serves: js/client/connection.js. Counted once.)
         const seen = (await page.evaluate(() => __protocol)).filter((e, at, all) => !(NO_SHARED_WORKER && e.startsWith('hello:') && at && all[at - 1].startsWith('hello:')));
         const db = seen[0].slice('open:'.length);
         const expected = {

@@ -1,5 +1,5 @@
 // The page's side of tests/e2e/flow-worker.js: `flowLocks.request(name, callback)` posts
-// what the polyfill's glue posts (js/lock-manager.js), with none of its checks.
+// what the polyfill's glue posts (js/client/lock-manager.js), with none of its checks.
 (() => {
   const port = new SharedWorker('/tests/e2e/flow-worker.js').port;
   const waiting = new Map(); // id -> on granted

@@ -561,7 +561,7 @@ describe(`${where}polyfill: recovery`, () => {
     await until(good, 'granted:g:precious:exclusive');
     const result = await evil.evaluate(async () => {
       // The polyfill's worker, reached directly (same URL and name as the polyfill uses: the
-      // name carries the URL, js/connection.js).
+      // name carries the URL, js/client/connection.js).
       const wasm = new URL('/dist/web_locks_bg.wasm', location.href).href;
       const url = new URL('/dist/web-locks-worker.js', location.href);
       url.hash = 'wasm=' + encodeURIComponent(wasm);

@@ -36,7 +36,7 @@ async function session(impl) {
   return { ...s, page: ({ shared = false } = {}) => s.page(shared ? `${PAGE}?shared` : PAGE) };
 }
 
-// The origin's record of its serving lock worker (js/election.js): [epoch, url], or null.
+// The origin's record of its serving lock worker (js/shared/election.js): [epoch, url], or null.
 const leader = (page) =>
   page.evaluate(
     () =>

@@ -1,7 +1,7 @@
 // The deadlock detector on hand-made snapshots.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { findDeadlocks } from '../../js/deadlocks.js';
+import { findDeadlocks } from '../../js/extensions/deadlocks.js';
 
 const lock = (name, clientId, mode = 'exclusive') => ({ name, mode, clientId });
 

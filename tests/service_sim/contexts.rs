@@ -1,4 +1,4 @@
-//! The contexts: a model of js/connection.js (and of js/tab-host.js, a page's side of its
+//! The contexts: a model of js/client/connection.js (and of js/client/tab-host.js, a page's side of its
 //! tab host).
 
 use super::*;
@@ -74,7 +74,7 @@ impl Sim {
         self.ctxs[c].parent.is_none() && self.ctxs[c].shared
     }
 
-    /// A page without SharedWorker (js/connection.js `tabbed`): it keeps its tab host
+    /// A page without SharedWorker (js/client/connection.js `tabbed`): it keeps its tab host
     /// running while connected.
     pub(super) fn tabbed(&self, c: usize) -> bool {
         self.is_page(c) && !self.ctxs[c].shared
@@ -85,7 +85,7 @@ impl Sim {
         self.ctxs[c].port.is_some() || self.ctxs[c].unanswered.is_some()
     }
 
-    /// Where a new link of `c` goes (js/connection.js `connectPort`): a port on that worker
+    /// Where a new link of `c` goes (js/client/connection.js `connectPort`): a port on that worker
     /// (a generation), or `None`: over BroadcastChannel, to whichever worker serves.
     fn route(&mut self, c: usize) -> Option<usize> {
         match self.ctxs[c].target {
@@ -109,7 +109,7 @@ impl Sim {
         }
     }
 
-    /// The port of dedicated worker `c`, handed on by its page (js/connection.js `adopt`):
+    /// The port of dedicated worker `c`, handed on by its page (js/client/connection.js `adopt`):
     /// over the page's port, to the worker that serves it or sends it on. Where the page's
     /// link goes over BroadcastChannel, which carries no port, to the page's tab host (which
     /// serves it or sends it on), or for a page with SharedWorker, over BroadcastChannel too
@@ -189,7 +189,7 @@ impl Sim {
             }
         }
         self.port_owner.insert((gen, port), c);
-        // A port handed on by a busy courier (a shared or service worker's: js/couriers.js)
+        // A port handed on by a busy courier (a shared or service worker's: js/client/couriers.js)
         // reaches the worker after the context's watchdog gave up on it. (A dedicated
         // worker's page hands its ports on at once here: one handed on late would still come
         // before the page's goodbye, on the page's port; not modelled.)
@@ -239,7 +239,7 @@ impl Sim {
     }
 
     /// The page hears its tab host serve: a link over BroadcastChannel that listens to it,
-    /// still unanswered, is replaced by a port to it (js/connection.js `host`'s `served`).
+    /// still unanswered, is replaced by a port to it (js/client/connection.js `host`'s `served`).
     pub(super) fn host_serves(&mut self, page: usize, gen: usize) {
         let ctx = &mut self.ctxs[page];
         // (Nothing more comes from one the page has ended.)
@@ -356,7 +356,7 @@ impl Sim {
         self.reconnect(c);
     }
 
-    /// Closes the context's database, and names the next one (js/connection.js
+    /// Closes the context's database, and names the next one (js/client/connection.js
     /// `forgetDatabase`: an open still under way then closes the database as it succeeds).
     fn forget_db(&mut self, c: usize) {
         let old = self.ctxs[c].db.clone();
@@ -436,7 +436,7 @@ impl Sim {
     }
 
     /// The page enters the back/forward cache, hidden first: it says goodbye and freezes
-    /// (`leave`), and its tab host, if it has one, is ended at `pagehide` (js/tab-host.js).
+    /// (`leave`), and its tab host, if it has one, is ended at `pagehide` (js/client/tab-host.js).
     fn freeze(&mut self, c: usize) {
         self.set_hidden(c, true);
         let thaw = self.now + self.rng.range(DEATH_BOUND + 100, 2500);
@@ -448,8 +448,8 @@ impl Sim {
 
     /// A hidden page without SharedWorker is suspended, its workers with it, until it
     /// resumes. Chromium-like, at `freeze` it ends its tab host, and if a worker of it said
-    /// it serves (js/tab-host.js `hosting`) it says goodbye and freezes as into the
-    /// back/forward cache (`leave`: js/install.js), its contexts connecting again when it
+    /// it serves (js/client/tab-host.js `hosting`) it says goodbye and freezes as into the
+    /// back/forward cache (`leave`: js/client/install.js), its contexts connecting again when it
     /// resumes. Otherwise (Safari-like: no `freeze` event, the tab host freezes with it a
     /// moment later, its lifeline open; or Chromium-like, its worker not serving) its
     /// contexts freeze as they are: connected, their locks and requests kept.

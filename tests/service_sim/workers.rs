@@ -1,5 +1,5 @@
-//! The lock workers: SharedWorkers, tab hosts (js/tab-host.js), and the glue around the
-//! service (src/worker/, js/worker-entry.js).
+//! The lock workers: SharedWorkers, tab hosts (js/client/tab-host.js), and the glue around the
+//! service (src/worker/, js/worker/worker-entry.js).
 
 use super::*;
 use web_locks::service::Output;
@@ -33,7 +33,7 @@ impl Sim {
     }
 
     /// A link's hello reaches worker `gen`: serving, it bridges the link's channel to a port
-    /// of its own, once (js/worker-entry.js), hands the service the hello, and answers the
+    /// of its own, once (js/worker/worker-entry.js), hands the service the hello, and answers the
     /// link. (A link its context has closed meanwhile is bridged too: nothing more comes
     /// on it.)
     pub(super) fn bridge(&mut self, gen: usize, c: usize, link: u64, hello: ClientMessage) {
@@ -66,7 +66,7 @@ impl Sim {
             return gen;
         }
         if tab {
-            // It learns whether its page is hidden at once (js/tab-host.js `tell`).
+            // It learns whether its page is hidden at once (js/client/tab-host.js `tell`).
             let page = &mut self.ctxs[host];
             page.host = Some(gen);
             page.hosting = None;
@@ -126,7 +126,7 @@ impl Sim {
         }
     }
 
-    /// The page ends its tab host (js/tab-host.js `endHost`): it forgets it at once, but not
+    /// The page ends its tab host (js/client/tab-host.js `endHost`): it forgets it at once, but not
     /// that it served (`hosting`).
     pub(super) fn end_host(&mut self, gen: usize) {
         self.crash_worker(gen);
@@ -312,7 +312,7 @@ impl Sim {
                         }
                     }
                 }
-                // It tells its page (it posts 0: js/tab-host.js), and its loader ends it.
+                // It tells its page (it posts 0: js/client/tab-host.js), and its loader ends it.
                 Output::Resign => {
                     self.workers[gen].resigned = true;
                     if self.workers[gen].tab {

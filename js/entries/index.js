@@ -1,5 +1,5 @@
 // The package's main entry: installs nothing until asked.
-import { makeApi } from './install.js';
+import { makeApi } from '../client/install.js';
 
 export const { install, createLockManager, LockManager, Lock } = makeApi({
   workerUrl: () => new URL('./web-locks-worker.js', import.meta.url),
@@ -8,5 +8,5 @@ export const { install, createLockManager, LockManager, Lock } = makeApi({
   service: () => import('./web-locks-service.js'),
 });
 
-// For the extension's entry, 'navigator-locks-polyfill/scopes' (js/scopes.js): not public API.
+// For the extension's entry, 'navigator-locks-polyfill/scopes' (js/extensions/scopes.js): not public API.
 export { __internals } from './internals.js';

@@ -1,6 +1,6 @@
 // The two files the lock worker needs next to the polyfill's modules in a bundle (their
-// `new URL('./…', import.meta.url)`): for the esbuild and Rollup plugins (js/esbuild.js,
-// js/rollup.js), which read them from the package's dist/.
+// `new URL('./…', import.meta.url)`): for the esbuild and Rollup plugins (js/plugins/esbuild.js,
+// js/plugins/rollup.js), which read them from the package's dist/.
 import { readFileSync } from 'node:fs';
 
 export const ASSETS = ['web-locks-worker.js', 'web_locks_bg.wasm'];

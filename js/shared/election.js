@@ -1,7 +1,7 @@
 // The origin's record of its serving lock worker (src/service/election.rs): the IndexedDB
 // database `ELECTION`, whose store `leader` holds it at key 0 as `{ epoch, url, lifeline }`.
-// Lock workers claim it (js/worker-entry.js, which creates it); a context whose lock worker
-// did not start reads it to find the serving one (js/connection.js).
+// Lock workers claim it (js/worker/worker-entry.js, which creates it); a context whose lock worker
+// did not start reads it to find the serving one (js/client/connection.js).
 export const ELECTION = 'web-locks-election';
 
 // The URL that reaches the serving lock worker, as the record names it (undefined: none, or

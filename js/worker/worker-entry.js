@@ -11,8 +11,8 @@
 // `web-locks-worker-<epoch>` (held open for the worker's life: its clients and the other
 // lock workers watch it to notice its death), asked for before the claim's record can be
 // written: whoever reads the record and then watches the lifeline finds it open.
-import { ELECTION } from './election.js';
-import { BROADCAST, WORKER_NAME } from './link-settings.js';
+import { ELECTION } from '../shared/election.js';
+import { BROADCAST, WORKER_NAME } from '../shared/link-settings.js';
 
 (() => {
   // User Timing marks of the worker's start (the benchmark's cold-start breakdown reads them
@@ -48,7 +48,7 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
     connect(port);
     return (data, ports) => port.dispatchEvent(new MessageEvent('message', { data, ports }));
   };
-  // A page's frames speak through its port (js/connection.js `via`): each frame's messages
+  // A page's frames speak through its port (js/client/connection.js `via`): each frame's messages
   // go to a stand-in of its own, at once, so that the page's order is kept; its replies go
   // back over the page's port, marked with the frame's clientId (`c`). (Listening first: a
   // `via` reaches the driver only that way.)
@@ -66,7 +66,7 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
       }
     });
   });
-  // Where SharedWorker is missing, a tab's dedicated worker (js/tab-host.js): its page hands
+  // Where SharedWorker is missing, a tab's dedicated worker (js/client/tab-host.js): its page hands
   // it ports, connected as a SharedWorker's are, and says whether it is hidden.
   const tab = !('onconnect' in self);
   let hidden;
@@ -81,7 +81,7 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
   }
   const factory = self.indexedDB;
   // The URL its contexts construct it with (their glue puts it in the worker's name: see
-  // js/connection.js; a redirect of the script's request changes `location`, not that).
+  // js/client/connection.js; a redirect of the script's request changes `location`, not that).
   const url = name.includes(' ') ? name.slice(name.indexOf(' ') + 1) : location.href;
   // Where the .wasm is: next to this script unless the page said where (#wasm=<url>).
   const hash = /[#&]wasm=([^&]*)/.exec(url);
@@ -109,9 +109,9 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
     });
   wasm_bindgen.claim = (over) => claim(over).then((answer) => wasm_bindgen.claimed(lead(answer)));
   // Once it serves, the contexts that cannot construct it reach it over BroadcastChannel
-  // (js/broadcast-link.js): a hello on the channel WORKER_NAME names the context's own
+  // (js/client/broadcast-link.js): a hello on the channel WORKER_NAME names the context's own
   // channel, which is bridged to a port of its own here. (Its page is told, with its
-  // lifeline's name: js/tab-host.js.)
+  // lifeline's name: js/client/tab-host.js.)
   let rendezvous;
   const lead = (answer) => {
     if (answer[0] == me.epoch && !rendezvous) {
@@ -121,7 +121,7 @@ import { BROADCAST, WORKER_NAME } from './link-settings.js';
       rendezvous.onmessage = ({ data }) => {
         // (Anything else a same-origin script posts there is refused; a throw would end us.)
         if (!data || typeof data.p != 'string') return console.error('web-locks worker: refused: no channel named', data);
-        // (A hello sent again: see js/broadcast-link.js.)
+        // (A hello sent again: see js/client/broadcast-link.js.)
         if (bridged.has(data.p)) return;
         bridged.add(data.p);
         const channel = new BroadcastChannel(data.p);

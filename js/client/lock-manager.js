@@ -12,7 +12,7 @@ const managers = new WeakMap(); // LockManager -> Connection
 // service's, a manager of this realm only, `hub`, is the package's to give.) Also checked
 // before connecting at install: an opaque origin never connects (its dedicated workers would
 // have it try, and throw, every 2 s).
-// (A frame's connection knows its document: js/realms.js. None: js/scopes.js over native
+// (A frame's connection knows its document: js/client/realms.js. None: js/extensions/scopes.js over native
 // locks, this realm's document.)
 export function checkManager(connection) {
   if (left((connection && connection.doc) || globalThis.document)) {
@@ -30,7 +30,7 @@ const lostError = () =>
   domException('AbortError', 'Lock lost: this context was taken for gone.');
 
 // LockManager and Lock of the realm of `global` (this one, or a window the page reached:
-// js/realms.js), and what its lock managers hand out: WebIDL makes their promises, errors,
+// js/client/realms.js), and what its lock managers hand out: WebIDL makes their promises, errors,
 // Lock and snapshot objects in the lock manager's relevant realm. Each realm has interfaces
 // of its own, of one implementation. (Read now: a detached window's globals may be gone
 // later, and a window its frame has left is another's by the frame's WindowProxy.)
@@ -141,7 +141,7 @@ function promiseIn(R, connection, executor) {
 // string, cut by the lengths in `held` and `pending`, each followed by a code:
 // client index << 2 | more << 1 | shared, where `more` says that the next entry of the
 // list belongs to the same request (a scope: one entry per name). Which entries go
-// together is kept out of the standard objects, in `scopeRuns` (js/scopes.js reads it).
+// together is kept out of the standard objects, in `scopeRuns` (js/extensions/scopes.js reads it).
 export const scopeRuns = new WeakMap(); // snapshot -> [held, pending]: per entry, `more`
 // (Made in the lock manager's realm by its `json`: objects and arrays of that realm. In this
 // realm they are used as they are: the copy would double what `query()` costs.)

@@ -5,7 +5,7 @@
 // froze or entered the back/forward cache (a frozen worker would serve no one, and its
 // lifeline would keep others from taking over).
 import { CONNECT } from './couriers.js';
-import { WORKER_NAME } from './link-settings.js';
+import { WORKER_NAME } from '../shared/link-settings.js';
 
 let host = null;
 let listening;
@@ -27,7 +27,7 @@ const tell = () => host && host.postMessage(document.visibilityState == 'hidden'
 
 // The tab's lock worker (script `url`), started unless running (none while parked). Contexts
 // connect to it over a port once it serves (it posts its lifeline's name; before, and when
-// it is another's, over BroadcastChannel: js/connection.js); should none serve when their
+// it is another's, over BroadcastChannel: js/client/connection.js); should none serve when their
 // hello goes out, this one takes the service over. `failed` is called if its script cannot
 // start, `served` once it serves, `ended` when it ends otherwise (it resigned, or ended
 // itself at a fault): its contexts learn its end so, not through its lifeline (they watch

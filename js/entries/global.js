@@ -1,7 +1,7 @@
 // The classic-script build: installs where missing, exposes globalThis.WebLocksPolyfill (the
 // main entry's API). The deadlock detector and the extension are a classic script of their
-// own, loaded after this one where wanted (js/global-extras.js).
-import { makeApi } from './install.js';
+// own, loaded after this one where wanted (js/entries/global-extras.js).
+import { makeApi } from '../client/install.js';
 import { __internals } from './internals.js';
 
 // document.currentScript is only set while this script first runs; location.href is read

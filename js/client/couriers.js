@@ -23,7 +23,7 @@ const MAX_PAGES = 32;
 // A worker asks for a link (its parent, or a courier) with a message carrying this key, and
 // the port to hand on: `{ [CONNECT]: 1 }`, and from a dedicated worker also `child`, the
 // clientId of the dedicated worker whose port it is (its own, or a worker's of its own, handed
-// up to the page, whose goodbye names it: js/connection.js).
+// up to the page, whose goodbye names it: js/client/connection.js).
 export const CONNECT = '__webLocksPolyfillConnect';
 
 export function inSharedWorker() {

@@ -1,10 +1,10 @@
-// The settings of a context's link to the lock worker (js/connection.js). (A module of
+// The settings of a context's link to the lock worker (js/client/connection.js). (A module of
 // its own, importing nothing: esbuild inlines the constants of such a module where they
 // are used: measured -18 B gzip on the ESM page, -21 B on the classic one.)
 
 // The protocol's version (src/protocol.rs), the first of its compatibility contract (a
 // message of that version or later is read as this one's), and the lock worker's
-// SharedWorker name, which the worker's URL follows (js/worker-entry.js reads it there).
+// SharedWorker name, which the worker's URL follows (js/worker/worker-entry.js reads it there).
 // The name is part of the protocol (docs/protocol.md): a SharedWorker is found by URL and
 // name, so every build keeps it as protocol 4 set it, the package's old name.
 export const VERSION = 4;
@@ -25,7 +25,7 @@ export const WELCOME_MAX_MS = 2000;
 // wait for a welcome: a context holding a lock still tries a new port every second (fail).
 export const SETTLE_MS = WELCOME_MS;
 // The URL a lock worker hosted by a tab (a dedicated worker, where SharedWorker is missing:
-// js/tab-host.js) records as its own: no SharedWorker can be constructed with it (an older
+// js/client/tab-host.js) records as its own: no SharedWorker can be constructed with it (an older
 // build, told to, fails loudly rather than serving apart); a context sent there reaches it
-// over BroadcastChannel (js/broadcast-link.js). Part of the protocol (docs/protocol.md).
+// over BroadcastChannel (js/client/broadcast-link.js). Part of the protocol (docs/protocol.md).
 export const BROADCAST = 'about:blank#' + WORKER_NAME;

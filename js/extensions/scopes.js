@@ -4,8 +4,8 @@
 // on any other (the browser's own) its names are taken one by one in sorted order.
 
 // (The entry 'navigator-locks-polyfill/scopes': the internals it shares with the main entry come
-// from there, see js/internals.js.)
-import { __internals as internals } from './internals.js';
+// from there, see js/entries/internals.js.)
+import { __internals as internals } from '../entries/internals.js';
 
 const defaultManager = () => globalThis.navigator && navigator.locks;
 const timeoutError = (ms) => internals.domException('TimeoutError', `Not granted within ${ms} ms.`);

@@ -1,6 +1,6 @@
 // Appended to wasm-bindgen's `no-modules` glue (which defines `wasm_bindgen`) to make the ES
 // module dist/web-locks-service.js: the lock service in the calling realm, for
-// install({ local: true }) and createLockManager({ local: true }) (js/local.js). Not minified:
+// install({ local: true }) and createLockManager({ local: true }) (js/client/local.js). Not minified:
 // the bundler hints in nodeModule() must survive.
 
 // A Node built-in module, without a static import a browser bundler would try to resolve.

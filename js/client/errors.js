@@ -13,7 +13,7 @@ const DOMExceptionCtor =
       };
 
 // This package's own errors, not a signal's reason nor what a caller's code threw: a lock
-// manager of another realm (a frame's: js/realms.js) reports them made again with that
+// manager of another realm (a frame's: js/client/realms.js) reports them made again with that
 // realm's constructors (remake).
 const ours = new WeakMap(); // error -> the name of its constructor
 const own = (error, kind) => (ours.set(error, kind), error);
@@ -24,12 +24,12 @@ export function domException(name, message) {
 
 export const typeError = (message) => own(new TypeError(message), 'TypeError');
 
-// `error` as the lock manager of realm `R` (js/lock-manager.js realmOf) reports it: one of
+// `error` as the lock manager of realm `R` (js/client/lock-manager.js realmOf) reports it: one of
 // ours of another realm made again with R's constructors, any other as it is.
 export const remake = (error, R, kind = ours.get(error)) =>
   kind && !(error instanceof R.Error) ? new R[kind](error.message, error.name) : error;
 
-// Reasons of the signals this package aborts itself (js/scopes.js: `timeout`), for browsers
+// Reasons of the signals this package aborts itself (js/extensions/scopes.js: `timeout`), for browsers
 // before AbortSignal.reason (Chrome < 98, Firefox < 97, Safari < 15.4), which drop it.
 export const reasons = new WeakMap();
 

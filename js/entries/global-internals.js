@@ -1,4 +1,4 @@
-// In dist/web-locks-extras.global.js, what js/internals.js is elsewhere: the internals of the
+// In dist/web-locks-extras.global.js, what js/entries/internals.js is elsewhere: the internals of the
 // lock managers of web-locks.global.js, which must have run before (the same WeakMaps, so
 // that the extension recognises that script's managers).
 const polyfill = globalThis.WebLocksPolyfill;

@@ -9,9 +9,9 @@
 
 import { broadcastLink } from './broadcast-link.js';
 import { CONNECT, inServiceWorker, inSharedWorker, offerPort } from './couriers.js';
-import { recordedUrl } from './election.js';
+import { recordedUrl } from '../shared/election.js';
 import { domException } from './errors.js';
-import { BROADCAST, OLDEST, SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from './link-settings.js';
+import { BROADCAST, OLDEST, SETTLE_MS, VERSION, WELCOME_MAX_MS, WELCOME_MS, WORKER_NAME } from '../shared/link-settings.js';
 import { left } from './lock-manager.js';
 import { ensureHost, hosting } from './tab-host.js';
 
@@ -27,7 +27,7 @@ export class Connection {
   // constructed (a dedicated worker, whose port comes from its parent, never needs it).
   // (Fields are named apart from option and protocol names: scripts/bundle.mjs renames them.)
   // `realm`: the window whose context this is (a same-origin frame or popup the page
-  // reached: js/realms.js), whose document it lives and dies with: its database is opened
+  // reached: js/client/realms.js), whose document it lives and dies with: its database is opened
   // there, so that the frame's end closes it. `page`: that page's connection, whose port the
   // frame's messages take (`via`).
   constructor(workerUrl, clientId, realm = globalThis, page) {
@@ -68,7 +68,7 @@ export class Connection {
   }
 
   // Whether this context can reach a lock worker at all (so connecting early is worthwhile):
-  // a window without SharedWorker hosts one in a dedicated worker (js/tab-host.js), which
+  // a window without SharedWorker hosts one in a dedicated worker (js/client/tab-host.js), which
   // the origin's other contexts reach over BroadcastChannel, and which needs IndexedDB to
   // elect one per origin.
   static reachable() {
@@ -202,7 +202,7 @@ export class Connection {
     const SharedWorker = globalThis.SharedWorker && (globalThis.SharedWorker[CONNECT] || globalThis.SharedWorker);
     // Sent to a lock worker it cannot construct (a tab's, or any where SharedWorker is
     // missing): over BroadcastChannel. A window without SharedWorker goes there too unless its
-    // tab's own lock worker serves (js/tab-host.js), which it keeps running meanwhile: it
+    // tab's own lock worker serves (js/client/tab-host.js), which it keeps running meanwhile: it
     // need not wait for that worker to start only to be sent elsewhere.
     const tabbed = !SharedWorker && !dedicated && typeof document == 'object' && Connection.reachable();
     if ((tabbed && !hosting) || (this.target && (this.target == BROADCAST || !SharedWorker))) {
@@ -279,7 +279,7 @@ export class Connection {
     );
   }
 
-  // The tab's lock worker (js/tab-host.js), started unless running, for `link`: what waits
+  // The tab's lock worker (js/client/tab-host.js), started unless running, for `link`: what waits
   // on it fails if the worker cannot start or load its wasm, and the link is replaced when
   // the worker ends (it resigned, or faulted), or by a port once it serves if no serving
   // worker answered it yet.
@@ -296,7 +296,7 @@ export class Connection {
 
   // A link for the frame whose connection is `child` over this page's port: its messages go
   // in a `via` (src/protocol.rs), which the lock worker's loader hands to a port of the
-  // frame's own (js/worker-entry.js); the replies come back marked with its clientId (`c`).
+  // frame's own (js/worker/worker-entry.js); the replies come back marked with its clientId (`c`).
   // None while this port is a BroadcastChannel's (it carries no ports).
   via(child) {
     this.open();
@@ -383,7 +383,7 @@ export class Connection {
   // terminated worker): hold a database open for as long as we live; the worker's pending
   // version upgrade of it goes through only once the browser has closed our connection.
   openDatabase() {
-    // The prefix is the one the worker's loader (js/worker-entry.js) surveys: a new serving
+    // The prefix is the one the worker's loader (js/worker/worker-entry.js) surveys: a new serving
     // worker lists these databases, of every build, and waits for them. Then the count of
     // earlier ports (one database per port at most: opened as it connects).
     const name = `web-locks-client-${this.ownId}-${this.hellos}`;
@@ -431,7 +431,7 @@ export class Connection {
   // it, leaving our port silently dead).
   watchWorker(db) {
     // (No lifeline; one found missing: see below. Nor its own tab's lock worker's, whose
-    // end the page tells: js/tab-host.js.)
+    // end the page tells: js/client/tab-host.js.)
     if (!db || typeof indexedDB === 'undefined' || db == hosting) return;
     // The site's storage was cleared under this worker (docs/lifecycle.md "Known limits"): it may no
     // longer see our database's end (Chromium's does not; Firefox's does: measured). Ours

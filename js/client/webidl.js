@@ -65,9 +65,9 @@ export function toCallback(value) {
 
 // Makes accessors and methods enumerable, as WebIDL defines them, and adds the
 // toStringTag; `names` are the prototype's own members to adjust. The interface object is
-// named `tag` whatever a minifier called the class (its length is 0: see js/lock-manager.js).
+// named `tag` whatever a minifier called the class (its length is 0: see js/client/lock-manager.js).
 // Both inherit from the Function and Object prototypes of `global`, the interfaces' realm
-// (a frame's are made here: js/lock-manager.js realmOf).
+// (a frame's are made here: js/client/lock-manager.js realmOf).
 export function shapeInterface(cls, tag, names, global) {
   Object.setPrototypeOf(cls, global.Function.prototype);
   Object.setPrototypeOf(cls.prototype, global.Object.prototype);

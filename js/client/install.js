@@ -28,7 +28,7 @@ function workerLocation(defaults, options) {
 
 // A client of the lock worker: its own clientId, port and liveness database. install() makes
 // one per context; every createLockManager() call makes another. (With `local`: a client of
-// the realm's own lock service instead, js/local.js.) It connects at once where a lock
+// the realm's own lock service instead, js/client/local.js.) It connects at once where a lock
 // worker can be reached, so that a later first request() neither waits for the
 // connection nor depends on the tab hosting the worker being responsive (Chromium routes
 // new SharedWorker connections through that tab's main thread); where none can be, or the
@@ -36,7 +36,7 @@ function workerLocation(defaults, options) {
 // (The lock worker's URL is resolved once, at the first connection: relative options must
 // not follow the page's history.pushState to another lock worker at a reconnection.)
 // (`realm`: a same-origin frame or popup the page reached, whose context this client is:
-// js/realms.js.)
+// js/client/realms.js.)
 function connect(defaults, options, realm = globalThis, page) {
   let url;
   const connection = options.local
@@ -62,7 +62,7 @@ function connect(defaults, options, realm = globalThis, page) {
       caching = event.persisted;
       if (!caching || !freezes) connection.close(caching && 2);
     });
-    // A tab whose lock worker serves the origin (where SharedWorker is missing: js/tab-host.js)
+    // A tab whose lock worker serves the origin (where SharedWorker is missing: js/client/tab-host.js)
     // ends it as it freezes, and says goodbye too: its contexts could not re-declare to the
     // next serving worker, which would wait for them (src/service/tabs.rs). What they held
     // or waited for is lost, as entering the cache; they connect again when resumed.
@@ -181,7 +181,7 @@ export function makeApi(defaults) {
     // (Frames and popups the page reaches, with their own: each a client of the lock worker
     // of its own, for its document, made when first asked for, with the interfaces of its
     // realm; a window of such a frame that navigates to another same-origin document is kept
-    // for it, js/realms.js. `R`: the realm's, realmOf.)
+    // for it, js/client/realms.js. `R`: the realm's, realmOf.)
     const installIn = (realm, nav, current, R = home) => {
       adoptWorkers(realm, () => current()[0]);
       defineLocks(realm, nav, R, () => current()[1]);
