@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # npm test: everything, in order of speed. Fails on the first failure.
+# npm run test:unit (`scripts/test.sh unit`): the quick inner loop, no browser: formatting and
+# lints, the Rust tests, the build and its size, the JS units and type declarations, Node.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n== test: %s\n' "$*"; }
+unit=$([ "${1:-}" = unit ] && echo 1 || true)
 
 step "rustfmt, clippy"
 cargo fmt --all -- --check
@@ -26,8 +29,10 @@ bash scripts/build.sh
 step "download size per page (gzip), against the budget"
 node scripts/sizes.mjs --check
 
-step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium"
-CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} wasm-pack test --headless --chrome --lib --no-default-features
+if [ -z "$unit" ]; then
+  step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium"
+  CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} wasm-pack test --headless --chrome --lib --no-default-features
+fi
 
 step "JS units (deadlock detector, scopes included) and TypeScript declarations (DOM, Node, bare ES, node10 resolution; TypeScript 5.9 and 5.4)"
 node --test tests/js/
@@ -45,6 +50,7 @@ done
 
 step "Node: every entry imports; the local lock manager in Node, jsdom, happy-dom, Vitest"
 node --test --test-timeout=300000 --test-concurrency=1 --test-force-exit tests/node/
+[ -n "$unit" ] && exit 0
 
 step "end to end in headless Chromium: native reference and polyfill, Vite build, demo screenshots"
 node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/
