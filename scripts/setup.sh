@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One idempotent setup for a fresh machine: wasm32 target, Debian's rustc-web for the shipped
 # module, wasm-bindgen-cli matching Cargo.lock, wasm-pack, Chromium + chromedriver and Firefox
-# ESR and WebKitGTK's driver with Xvfb (when not present), npm packages.
+# ESR and WebKitGTK's driver with Xvfb (when not present), npm packages, and the Node suite's
+# server-side runtimes (npm packages, into npm's cache).
 # Every step is skipped when what it installs is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -76,4 +77,8 @@ else
   # (rollup's), which this registry does not serve; npm install then uses the lock as is.
   npm ci --no-audit --no-fund --loglevel=silent || npm install --no-audit --no-fund
 fi
+
+# 6. The server-side runtimes the Node suite imports the package in (npm packages, into npm's
+# cache: npm test runs them offline).
+node tests/node/runtimes.mjs
 log "done"

@@ -89,7 +89,7 @@
 //! [`RECOVERY_LIMIT_MS`]: web_locks::service::RECOVERY_LIMIT_MS
 //!
 //! A failure prints its seed; `SIM_SEED=<seed> cargo test --test service_sim replay --
-//! --nocapture` replays that one schedule with a trace (`SIM_BUG` injects a bug: see
+//! --ignored --nocapture` replays that one schedule with a trace (`SIM_BUG` injects a bug: see
 //! `replay`).
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -571,7 +571,7 @@ fn run_many(first: u64, count: u64) {
             }
             Err(_) => panic!(
                 "schedule {seed} failed: replay with SIM_SEED={seed} cargo test --test \
-                 service_sim replay -- --nocapture"
+                 service_sim replay -- --ignored --nocapture"
             ),
         }
     }
@@ -635,18 +635,19 @@ fn caught_a_resigned_host_that_serves_on() {
     assert!(caught(Bug::ResignedHostServes, 2000).is_some());
 }
 
-/// `SIM_SEED=<seed>`: one schedule, traced (`SIM_BUG=put|late|frozen|resign`: with that
-/// bug).
+/// One schedule, traced: `SIM_SEED=<seed> cargo test --test service_sim replay -- --ignored
+/// --nocapture` (`SIM_BUG=put|late|frozen|resign`: with that bug). Run only when asked for.
 #[test]
+#[ignore = "replays the schedule SIM_SEED names"]
 fn replay() {
-    if let Ok(seed) = std::env::var("SIM_SEED") {
-        let bug = match std::env::var("SIM_BUG").as_deref() {
-            Ok("put") => Bug::ClaimByPut,
-            Ok("late") => Bug::LateLifeline,
-            Ok("frozen") => Bug::FrozenHostThaws,
-            Ok("resign") => Bug::ResignedHostServes,
-            _ => Bug::None,
-        };
-        schedule(seed.parse().expect("a seed"), true, bug);
-    }
+    let seed = std::env::var("SIM_SEED").expect("SIM_SEED=<seed>: the schedule to replay");
+    let bug = match std::env::var("SIM_BUG").as_deref() {
+        Ok("put") => Bug::ClaimByPut,
+        Ok("late") => Bug::LateLifeline,
+        Ok("frozen") => Bug::FrozenHostThaws,
+        Ok("resign") => Bug::ResignedHostServes,
+        Ok(other) => panic!("SIM_BUG={other}: put, late, frozen or resign"),
+        Err(_) => Bug::None,
+    };
+    schedule(seed.parse().expect("SIM_SEED: a number"), true, bug);
 }

@@ -7,6 +7,10 @@ import { crash, launch, newSession } from './browser.mjs';
 
 const TABS = 8;
 const SECTIONS = 1000;
+// Which tabs end: chosen by a seeded generator (SOAK_SEED=<seed> repeats a run's choices).
+const SEED = Number(process.env.SOAK_SEED ?? Date.now() % 2 ** 31);
+let state = (SEED % 2147483646) + 1; // (a Lehmer generator: its state in 1 .. 2^31 - 2)
+const random = () => (state = (state * 48271) % 2147483647) / 2147483647;
 
 let env;
 before(async () => {
@@ -16,6 +20,7 @@ after(() => env.close());
 
 describe('polyfill: soak', () => {
   it(`${TABS} tabs × ${SECTIONS} sections with tabs closed and crashed mid-run: no lost update, no stuck lock`, async () => {
+    console.log(`# soak: SOAK_SEED=${SEED}`);
     const session = await newSession(env, 'polyfill');
     let serial = 0;
     const names = new Map(); // page -> its tab's name
@@ -33,7 +38,7 @@ describe('polyfill: soak', () => {
     const events = [];
     for (let round = 0; round < 6; round++) {
       await new Promise((r) => setTimeout(r, 1500));
-      const victim = round === 0 ? 0 : 1 + Math.floor(Math.random() * (live.length - 1));
+      const victim = round === 0 ? 0 : 1 + Math.floor(random() * (live.length - 1));
       const [page] = live.splice(victim, 1);
       if (round % 2 === 0) {
         await crash(page);

@@ -1,7 +1,8 @@
 // The package as npm would publish it: `npm pack --dry-run` lists only what users need (the
 // built files every `exports` entry names, their declarations, the docs the README links to,
-// LICENSE and CHANGELOG, and the subpath folders of resolvers without `exports`), `npm publish --dry-run` goes through, and the name is ours on the
-// registry (free, or this package's).
+// LICENSE and CHANGELOG, and the subpath folders of resolvers without `exports`), and
+// `npm publish --dry-run` goes through. (Offline: whether the name is ours on the registry
+// is npm publish's own check.)
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -46,13 +47,6 @@ it('npm publish --dry-run goes through, with no warning but the login one', asyn
   const warnings = stderr.split('\n').filter((line) => line.startsWith('npm warn') && !/logged in/.test(line));
   assert.deepEqual(warnings, []);
   assert.match(stderr + '', /navigator-locks-polyfill@/);
-});
-
-it("the package's name is free on the registry, or this package's", async (t) => {
-  const { error, stdout, stderr } = await npm(['view', pkg.name, 'description', '--json']);
-  if (error && /E404/.test(stderr)) return; // free
-  if (error) return t.skip(`the registry did not answer: ${stderr.split('\n')[0]}`);
-  assert.equal(JSON.parse(stdout), pkg.description, `${pkg.name} on npm is another package`);
 });
 
 it('each subpath folder names the file and declarations its `exports` entry does', () => {

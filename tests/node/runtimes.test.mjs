@@ -1,9 +1,10 @@
 // Importing the entries never throws in the server-side runtimes apps run on (SSR, scripts):
-// Node 18, 22 and 24, Bun and Deno, each fetched from the npm registry at a fixed version
-// (npx). In each: install() — with no lock worker to reach — returns the runtime's own
-// navigator.locks (Node 24 and Deno have one: README "Browser and context support"), or
-// undefined, and so does install({ local: true }) where there is one; then every ESM entry
-// imports and both classic scripts evaluate; where there is one, `force` replaces it.
+// Node 18, 22 and 24, Bun and Deno (tests/node/runtimes.mjs: npm packages at fixed versions,
+// fetched by setup and run offline with npx). In each: install() — with no lock worker to
+// reach — returns the runtime's own navigator.locks (Node 24 and Deno have one: README
+// "Browser and context support"), or undefined, and so does install({ local: true }) where
+// there is one; then every ESM entry imports and both classic scripts evaluate; where there
+// is one, `force` replaces it.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,17 +12,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { RUNTIMES } from './runtimes.mjs';
 
 const DIST = resolve(import.meta.dirname, '../../dist');
 const at = (file) => JSON.stringify(pathToFileURL(join(DIST, file)).href);
-// [package, its arguments], and whether the runtime has a navigator.locks of its own.
-const RUNTIMES = {
-  'Node 18': [['node@18.20.8'], false],
-  'Node 22': [['node@22.23.3'], false],
-  'Node 24': [['node@24.21.0'], true],
-  Bun: [['bun@1.4.5'], false],
-  Deno: [['deno@2.9.6', 'run', '--allow-read'], true],
-};
 
 const SCRIPT = `
   const { install, createLockManager } = await import(${at('index.js')});
@@ -67,7 +61,7 @@ for (const [runtime, [[pkg, ...args], native]] of Object.entries(RUNTIMES)) {
     const script = join(mkdtempSync(join(tmpdir(), 'web-locks-runtime-')), 'check.mjs');
     writeFileSync(script, SCRIPT);
     const out = await new Promise((ok, fail) => {
-      execFile('npx', ['-y', pkg, ...args, script], { timeout: 240_000 }, (error, stdout, stderr) => {
+      execFile('npx', ['--offline', '-y', pkg, ...args, script], { timeout: 240_000 }, (error, stdout, stderr) => {
         if (error) return fail(new Error(`${error.message}\n${stderr}`));
         ok(JSON.parse(stdout.trim().split('\n').pop()));
       });
