@@ -16,8 +16,8 @@ source scripts/toolchain.sh
 # flags on a stable one. Without such a rustc, any toolchain with the wasm32 target builds
 # the same module on the precompiled core: it works the same, and is larger (printed).
 # Without reference types (the release build), wasm-bindgen keeps JS values in a JS-side heap
-# rather than a wasm table: ~0.6 KB gzip less for wasm and glue together (measured). The linker is wasm-ld
-# behind scripts/wasm-ld.sh, which leaves js-sys's JSPI task code out (201 B gzip).
+# rather than a wasm table: less wasm and glue together. The linker is wasm-ld
+# behind scripts/wasm-ld.sh, which leaves js-sys's JSPI task code out.
 # (The precompiled libraries use reference types, which the module then must too.)
 if [ "$WEB_LOCKS_ROUTE" = build-std ]; then
   flags="-Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none -Ctarget-feature=-reference-types"

@@ -7,8 +7,8 @@ import { minify } from 'terser';
 export const TARGETS = ['chrome69', 'edge79', 'firefox91', 'safari15'];
 // The connection's own fields and methods (js/client/connection.js, js/client/local.js) and the request
 // handlers' internal hooks are renamed too: each bundle has its own copy of them, and none
-// is a protocol field, an option or a name a page can see. (Measured: −143 B gzip on
-// index.js.) A name added here must not be used with another meaning in js/.
+// is a protocol field, an option or a name a page can see; renamed, they compress better.
+// A name added here must not be used with another meaning in js/.
 const internal = [
   'dbState', 'dbName', 'handlers', 'awaiting', 'failures', 'retry', 'nextId', 'newId', 'keepAlive',
   'hub', 'undelivered', 'watchSent', 'sendWatch', 'reconnect', 'awaitWelcome', 'watchWorker',
@@ -20,8 +20,7 @@ const internal = [
 ];
 // The internals the extension entries reach through the main one (js/entries/internals.js, read
 // for their names) are renamed too, the same way in every bundle (a fixed map), since they
-// cross from one bundle to another. (Measured: −39 B gzip on the ESM page, −43 B on the
-// classic one.)
+// cross from one bundle to another.
 const shared = Object.keys((await import('../js/entries/internals.js')).__internals);
 const common = {
   bundle: true,
@@ -171,8 +170,8 @@ await build({
 });
 
 // A second minifier over every script the browser loads: terser's compressor, run three
-// times, finds what esbuild's single pass leaves (measured: about −290 B gzip per page),
-// statements left apart (`sequences`: joined by commas, they compress worse: −20 B).
+// times, finds what esbuild's single pass leaves, statements left apart (`sequences`:
+// joined by commas, they compress worse).
 // Its output keeps to ES2018 (Chrome 69, the oldest target): it introduces no syntax the
 // targets lack; what esbuild lowered stays lowered.
 for (const file of ['index', 'auto', 'local', 'scopes', 'deadlocks', 'web-locks.global', 'web-locks-extras.global', 'web-locks-worker']) {
@@ -181,7 +180,7 @@ for (const file of ['index', 'auto', 'local', 'scopes', 'deadlocks', 'web-locks.
   // (The worker's script is a realm of its own: its top-level names, wasm-bindgen's
   // included, are no one else's and are minified too; and none of its functions is
   // constructed or has its prototype read, so function expressions may become arrows and
-  // methods (`unsafe_arrows`, `unsafe_methods`: −30 B).)
+  // methods (`unsafe_arrows`, `unsafe_methods`).)
   const toplevel = file === 'web-locks-worker';
   const compress = { passes: 3, sequences: false, unsafe_arrows: toplevel, unsafe_methods: toplevel };
   const { code } = await minify(await readFile(path, 'utf8'), { module, toplevel, ecma: 2018, compress, mangle: true });

@@ -1,6 +1,6 @@
 // The settings of a context's link to the lock worker (js/client/connection.js). (A module of
 // its own, importing nothing: esbuild inlines the constants of such a module where they
-// are used: measured -18 B gzip on the ESM page, -21 B on the classic one.)
+// are used, which is smaller.)
 
 // The protocol's version (src/protocol.rs), the first of its compatibility contract (a
 // message of that version or later is read as this one's), and the lock worker's
@@ -20,8 +20,7 @@ export const WELCOME_MAX_MS = 2000;
 // After a lock worker failed to start, how long a context waits before constructing the
 // next one: Firefox ESR joins a SharedWorker constructed at the failure's error event to
 // the failed worker, which never answers, and now and then keeps it so for every later one
-// (measured: 4 of 4 constructed then got nothing, and 1 in 6 left it so for all 4 tried over
-// the next 8 s; constructed 50 ms or 300 ms later, 8 of 8 answered). As long as the first
+// (one constructed a moment later is answered). As long as the first
 // wait for a welcome: a context holding a lock still tries a new port every second (fail).
 export const SETTLE_MS = WELCOME_MS;
 // The URL a lock worker hosted by a tab (a dedicated worker, where SharedWorker is missing:

@@ -226,7 +226,7 @@ import { BROADCAST, WORKER_NAME } from '../shared/link-settings.js';
         // again when a port connects next (a client's next request, or every second a client
         // holding a lock), serving once it loads. (Ending instead, for a new worker to try:
         // in Firefox, a construction that met the ending worker left it matched by later
-        // ones, which never connected: measured, 2 requests in 12 hung.) Its claim is given
+        // ones, which never connected, and their requests hung.) Its claim is given
         // up meanwhile: its lifeline ends, and another worker of the origin serves.
         opened.then((db) => {
           if (db) db.close();

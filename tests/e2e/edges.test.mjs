@@ -353,10 +353,9 @@ describe(`${where}polyfill: edges`, () => {
 
   // The same tab opened after the clear, whose goodbye is lost (as Firefox ESR loses a
   // closing tab's now and then: docs/lifecycle.md "Known limits"). Firefox's lock worker still sees the
-  // end of its database (measured), which it keeps watched: closing it releases. (Before, it
-  // gave that watch up: its lock was held for good once the goodbye was lost. Not so in
-  // Chromium, whose lock worker sees nothing after the clear: its goodbye is what releases.
-  // WebKit's sees the end, as Firefox's: passed 3 of 3 there.)
+  // end of its database, which it keeps watched: closing it releases. (Not so in Chromium,
+  // whose lock worker sees nothing after the clear: its goodbye is what releases. WebKit's
+  // sees the end, as Firefox's.)
   // (Declared: WebKit without SharedWorker failed this once seen, not yet understood; an open
   // item of the tab-hosted service, docs/lifecycle.md "Known limits".)
   const clearedSkip =

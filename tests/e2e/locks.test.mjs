@@ -193,8 +193,8 @@ for (const impl of IMPLS) {
 
     // §2.6: a context's locks go with the context, released on the unloading document
     // cleanup steps, after which it runs nothing. A closed Chromium tab still runs its timers
-    // and IndexedDB callbacks after its `pagehide` and `unload` (a probe saw it in 29 of 30
-    // closes): none of its callback may run once another tab holds the lock. A polyfill
+    // and IndexedDB callbacks after its `pagehide` and `unload` (nearly always): none of its
+    // callback may run once another tab holds the lock. A polyfill
     // releasing at `pagehide` fails this; native Chromium 156 fails it at times: printed.
     async function closeWhileRunning() {
       const late = [];

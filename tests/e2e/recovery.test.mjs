@@ -333,10 +333,10 @@ describe(`${where}polyfill: recovery`, () => {
   // A page enters the back/forward cache of `cached` (a browser from launch({ bfcache: true })).
   const enterCache = (page, cached) => page.goto(`${cached.origin}/tests/e2e/cold.html?impl=native`);
 
-  // Chromium sometimes evicts the page at its `freeze` (measured here: about 1 in 10, reason
-  // IndexedDBEvent; never with the worker's watch of the page's database left out, 32 of
-  // 32: most likely the watch's pending upgrade reaching the page before the close of its
-  // database does; docs/lifecycle.md "Known limits"). An evicted page is loaded anew, which says
+  // Chromium sometimes evicts the page at its `freeze` (reason IndexedDBEvent; never with the
+  // worker's watch of the page's database left out: most likely the watch's pending upgrade
+  // reaching the page before the close of its database does; docs/lifecycle.md "Known
+  // limits"). An evicted page is loaded anew, which says
   // nothing about a restored one: `scenario(a, b, cached)`, on two pages of a new session,
   // sends `a` into the cache and back and resolves whether it came back restored (and if
   // so, goes on to its end); evicted, it is tried again, up to three times.

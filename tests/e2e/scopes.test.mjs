@@ -486,8 +486,8 @@ describe(`${where}polyfill: requestAll, atomic`, () => {
 
   // (navigator.locks' lock is granted before the scope is asked for. Each lock manager has a
   // port of its own to the lock worker, and WebKit 2.50 keeps no order across a page's ports
-  // to one SharedWorker (measured with a plain SharedWorker: of two messages posted on two
-  // connected ports, the second arrived first about half the time): a request made first on
+  // to one SharedWorker (as a plain SharedWorker shows: of two messages posted on two
+  // connected ports, the second often arrives first): a request made first on
   // another lock manager may be served second there, as another tab's may.)
   it('a scope on a lock manager of createLockManager() is atomic too, and excludes navigator.locks', async () => {
     const [a] = await fresh(1);
