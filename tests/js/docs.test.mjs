@@ -146,3 +146,19 @@ for (const page of pages) {
     assert.deepEqual(missing, []);
   });
 }
+
+// The error texts the docs quote are the code's own: each quoted fragment is in the page and,
+// word for word, in the JS that makes the message.
+const QUOTED_ERRORS = [
+  ['docs/loading.md', '): Vite needs the plugin navigator-locks-polyfill/vite', 'js/client/connection.js'],
+  ['docs/loading.md', 'web-locks worker could not load its wasm (', 'js/worker/worker-entry.js'],
+  ['docs/loading.md', " (its CSP needs 'wasm-unsafe-eval')", 'js/worker/worker-entry.js'],
+];
+test('the error texts the docs quote are the ones the code makes', () => {
+  const wrong = [];
+  for (const [page, text, source] of QUOTED_ERRORS) {
+    if (!readFileSync(join(ROOT, page), 'utf8').includes(text)) wrong.push(`${page} does not quote ${JSON.stringify(text)}`);
+    if (!readFileSync(join(ROOT, source), 'utf8').includes(text)) wrong.push(`${source} does not make ${JSON.stringify(text)}`);
+  }
+  assert.deepEqual(wrong, []);
+});
