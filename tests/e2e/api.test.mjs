@@ -388,6 +388,9 @@ for (const impl of IMPLS) {
     it('an opaque origin has no lock manager: SecurityError before the other checks', async () => {
       // The sandboxed iframe runs the checks itself and posts what it saw.
       const checks = async (base, polyfill) => {
+        // (Reported first, and any exception: a frame stuck says how far it got.)
+        parent.postMessage({ step: `started, navigator.locks ${typeof navigator.locks}` }, '*');
+        addEventListener('unhandledrejection', (event) => parent.postMessage({ step: `threw: ${event.reason}` }, '*'));
         let errors = 0;
         addEventListener('error', () => errors++);
         const settle = (p) => p.then((v) => `resolved:${v}`, (e) => `rejected:${e && e.name}`);
