@@ -149,6 +149,17 @@ fn made_at((port, mut message): (PortId, ClientMessage), t: u64) -> (PortId, Cli
     (port, message)
 }
 
+/// The client `client` (database `db-<client>`) reconnects on `port`: hello, `message` (what
+/// it declares again), watch.
+fn rejoins(
+    port: u32,
+    client: &str,
+    message: (PortId, ClientMessage),
+) -> [(PortId, ClientMessage); 3] {
+    let db = format!("db-{client}");
+    [hello(port, client, &db, 1), message, watch(port, &db)]
+}
+
 /// Recovering, awaiting "a", "b" and "c": "a" has reclaimed "x".
 fn x_reclaimed_by_a() -> Service {
     let mut s = serving(&["db-a", "db-b", "db-c"]);
@@ -157,14 +168,7 @@ fn x_reclaimed_by_a() -> Service {
         names: vec![text("x")],
         mode: Mode::Exclusive,
     };
-    feed(
-        &mut s,
-        vec![
-            hello(1, "a", "db-a", 1),
-            (PortId(1), reclaim),
-            watch(1, "db-a"),
-        ],
-    );
+    feed(&mut s, rejoins(1, "a", (PortId(1), reclaim)).to_vec());
     s
 }
 
@@ -174,17 +178,9 @@ fn requests_declared_again_after_a_workers_end_are_queued_as_they_were_made() {
     // an older build); "c" reconnects first.
     for (b_made, c_made, first) in [(10, 20, PortId(3)), (10, 0, PortId(2))] {
         let mut s = x_reclaimed_by_a();
-        feed(
-            &mut s,
-            vec![
-                hello(2, "c", "db-c", 1),
-                made_at(request(2, 1, "x", false), c_made),
-                watch(2, "db-c"),
-                hello(3, "b", "db-b", 1),
-                made_at(request(3, 1, "x", false), b_made),
-                watch(3, "db-b"),
-            ],
-        );
+        let c = rejoins(2, "c", made_at(request(2, 1, "x", false), c_made));
+        let b = rejoins(3, "b", made_at(request(3, 1, "x", false), b_made));
+        feed(&mut s, [c, b].concat());
         assert!(!s.is_recovering());
         s.handle_message(PortId(1), ClientMessage::Release { id: 1 });
         assert_eq!(sent(&mut s), [(first, WorkerMessage::Granted { id: 1 })]);
@@ -198,17 +194,9 @@ fn a_query_declared_again_sees_the_requests_made_before_it() {
     for (b_made, pending) in [(30, 2), (0, 0)] {
         let mut s = x_reclaimed_by_a();
         let query = ClientMessage::Query { id: 1, at: b_made };
-        feed(
-            &mut s,
-            vec![
-                hello(2, "b", "db-b", 1),
-                (PortId(2), query),
-                watch(2, "db-b"),
-                hello(3, "c", "db-c", 1),
-                made_at(request(3, 1, "x", false), 20),
-                watch(3, "db-c"),
-            ],
-        );
+        let b = rejoins(2, "b", (PortId(2), query));
+        let c = rejoins(3, "c", made_at(request(3, 1, "x", false), 20));
+        feed(&mut s, [b, c].concat());
         let snapshot = sent(&mut s)
             .into_iter()
             .find_map(|(_, message)| match message {

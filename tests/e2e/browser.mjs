@@ -162,6 +162,9 @@ export function hideNative() {
 // tab (src/service/tabs.rs). `needsSharedWorker` skips, with the reason, what needs one.
 export const NO_SHARED_WORKER = process.env.E2E_SHARED_WORKER === 'none';
 export const needsSharedWorker = NO_SHARED_WORKER && 'no SharedWorker in this mode';
+// Chromium and WebKit have no Worker in shared workers: a test that needs one says
+// `{ skip: needsWorkerInSharedWorker }`.
+export const needsWorkerInSharedWorker = { chromium: 'Chromium has no Worker in shared workers', webkit: 'WebKit has no Worker in shared workers' }[BROWSER];
 export function hideSharedWorker() {
   delete globalThis.SharedWorker;
 }

@@ -5,7 +5,7 @@
 // fresh lock manager, for the polyfill a fresh lock worker).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BARE, BROWSER, IMPLS, NO_SHARED_WORKER, freshSessions, hold, launch, needsCrash, needsSharedWorker, prepareCrash, newSession, query, until, where } from './browser.mjs';
+import { BARE, BROWSER, IMPLS, NO_SHARED_WORKER, freshSessions, hold, launch, needsCrash, needsSharedWorker, needsWorkerInSharedWorker, prepareCrash, newSession, query, until, where } from './browser.mjs';
 
 let env;
 before(async () => {
@@ -629,8 +629,7 @@ describe(`${where}polyfill: a dedicated worker whose page cannot reach a lock wo
 
   // Two levels down: a user's SharedWorker reaches the lock worker through the page, its
   // dedicated worker through it (their ports inside the adopts inside the page's port).
-  const noNested = { chromium: 'Chromium has no Worker in shared workers', webkit: 'WebKit has no Worker in shared workers' }[BROWSER];
-  it("the wasm does not load: a user's SharedWorker's dedicated worker's request rejects", { skip: noNested || needsSharedWorker }, async () => {
+  it("the wasm does not load: a user's SharedWorker's dedicated worker's request rejects", { skip: needsWorkerInSharedWorker || needsSharedWorker }, async () => {
     const [page] = await sessions.fresh(1);
     await page.goto(`${env.origin}/tests/e2e/page.html?impl=bare`);
     const log = await page.evaluate(async () => {

@@ -6,7 +6,7 @@
 import { after, afterEach, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { BROWSER, CHROMIUM_ARGS, IMPLS, freshSessions, hold, launch, needsCdp, needsSharedWorker, query, spawnChromium, until, where } from './browser.mjs';
+import { BROWSER, CHROMIUM_ARGS, IMPLS, freshSessions, hold, launch, needsCdp, needsSharedWorker, needsWorkerInSharedWorker, query, spawnChromium, until, where } from './browser.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 let env;
@@ -65,9 +65,7 @@ for (const impl of IMPLS) {
 
     // A dedicated worker of a SharedWorker asks the SharedWorker for its link, as it would
     // a page; it ends with it.
-    // (Declared: Chromium and WebKit have no Worker in shared workers.)
-    const noNested = { chromium: 'Chromium has no Worker in shared workers', webkit: 'WebKit has no Worker in shared workers' }[BROWSER];
-    it("a dedicated worker of a user's SharedWorker: its lock excludes a window's; the SharedWorker's close() releases it", { skip: needsSharedWorker || noNested }, async () => {
+    it("a dedicated worker of a user's SharedWorker: its lock excludes a window's; the SharedWorker's close() releases it", { skip: needsSharedWorker || needsWorkerInSharedWorker }, async () => {
       const [a, b] = await fresh(2);
       await a.evaluate(() => T.connectShared('s'));
       await until(a, ready);
