@@ -2,7 +2,7 @@
 # The benchmark's baseline: `bash scripts/baseline.sh <commit>` builds that commit's dist/ files
 # into test-output/baseline/<commit>/ (in a temporary git worktree; its cargo target folder is
 # kept under test-output/baseline/ for the next build) and prints the command that benches
-# this build against it (scripts/bench.mjs, BASELINE).
+# this build against it (bench/bench.mjs, BASELINE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=$(git rev-parse --short "${1:?usage: bash scripts/baseline.sh <commit>}")

@@ -2,8 +2,6 @@
 # npm run build: the wasm worker and the JS entries into dist/ (docs/architecture.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# (wasm-bindgen-cli where `cargo install` puts it.)
-export PATH="$PATH:$HOME/.cargo/bin"
 source scripts/toolchain.sh
 
 # The release build (the one published, and the one the size budget applies to) rebuilds

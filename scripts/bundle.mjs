@@ -1,23 +1,15 @@
-// Assembles dist/ from pkg/ (wasm-pack output) and js/, with esbuild. Every shipped script is
+// Assembles dist/ from pkg/ (wasm-bindgen's output, scripts/build.sh) and js/, with esbuild. Every shipped script is
 // compiled for the oldest browsers the README claims, so syntax they lack fails the build.
 import { build, transform } from 'esbuild';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { minify } from 'terser';
 
 export const TARGETS = ['chrome69', 'edge79', 'firefox91', 'safari15'];
-// The connection's own fields and methods (js/client/connection.js, js/client/local.js) and the request
-// handlers' internal hooks are renamed too: each bundle has its own copy of them, and none
-// is a protocol field, an option or a name a page can see; renamed, they compress better.
-// A name added here must not be used with another meaning in js/.
-const internal = [
-  'dbState', 'dbName', 'handlers', 'awaiting', 'failures', 'retry', 'nextId', 'newId', 'keepAlive',
-  'hub', 'undelivered', 'watchSent', 'sendWatch', 'reconnect', 'awaitWelcome', 'watchWorker',
-  'openDatabase', 'evicted', 'connectPort', 'attach', 'adopt', 'redeclare', 'lost', 'connections',
-  'failure', 'hellos', 'suspended', 'dispatch', 'link', 'database', 'post', 'send', 'done', 'fail',
-  'reachable', 'urlOfWorker', 'ownId', 'delivered', 'dedicated', 'forgetDatabase', 'unstarted',
-  'unwatch', 'settling', 'farewell', 'target', 'failAll', 'realm', 'doc', 'unwelcomed', 'gone',
-  'stale', 'page', 'frames', 'via', 'relay', 'relays',
-];
+// Properties whose names end in `_` (the connection's own fields and methods in
+// js/client/connection.js and js/client/local.js, the request handlers' internal hooks) are
+// renamed: each bundle has its own copy of them, and none is a protocol field, an option or a
+// name a page can see; renamed, they compress better. (esbuild's convention: a name a page
+// or the lock worker sees must not end in `_`.)
 // The internals the extension entries reach through the main one (js/entries/internals.js, read
 // for their names) are renamed too, the same way in every bundle (a fixed map), since they
 // cross from one bundle to another.
@@ -28,7 +20,8 @@ const common = {
   target: TARGETS,
   legalComments: 'none',
   logLevel: 'warning',
-  mangleProps: new RegExp(`^(${[...internal, ...shared].join('|')})$`),
+  mangleProps: new RegExp(`_$|^(${shared.join('|')})$`),
+  reserveProps: /^__.*__$/, // (the platform's own: __lookupGetter__)
   mangleCache: Object.fromEntries(shared.map((name, i) => [name, `$${i}`])),
 };
 
@@ -185,4 +178,16 @@ for (const file of ['index', 'auto', 'local', 'scopes', 'deadlocks', 'web-locks.
   const compress = { passes: 3, sequences: false, unsafe_arrows: toplevel, unsafe_methods: toplevel };
   const { code } = await minify(await readFile(path, 'utf8'), { module, toplevel, ecma: 2018, compress, mangle: true });
   await writeFile(path, code);
+}
+
+// A folder per module subpath (`auto/package.json`, ...), naming the file and declarations
+// its `exports` entry does: for resolvers that read no `exports` (Parcel's by default). Made
+// here from package.json, packed with dist/ (its `files`), and not kept in the repository.
+const { exports } = JSON.parse(await readFile('package.json', 'utf8'));
+for (const [subpath, target] of Object.entries(exports)) {
+  if (subpath === '.' || typeof target !== 'object' || target.default.endsWith('.global.js')) continue;
+  const folder = subpath.slice(2);
+  await mkdir(folder, { recursive: true });
+  const manifest = { main: `.${target.default}`, types: `.${target.types}` };
+  await writeFile(`${folder}/package.json`, `${JSON.stringify(manifest, null, 2)}\n`);
 }

@@ -20,52 +20,19 @@ const TYPES = {
 
 // `store: true` lets the browser keep responses (no `cache-control: no-store`, which keeps
 // Firefox from putting a page in its back/forward cache); `headers`, more headers on every
-// file served (a CSP, CORS: tests/e2e/hosts.test.mjs).
-export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', store = false, headers = {} } = {}) {
-  const failed = new Set();
-  const deleted = new Set();
+// file served (a CSP, CORS: tests/e2e/hosts.test.mjs); `route(url, res)`, asked first, answers
+// a request itself (returning true) or changes `url` to the file to serve (the end-to-end
+// tests' routes: tests/e2e/harness/routes.mjs).
+export function serve(port = 0, { root = ROOT, base = '/', host = '127.0.0.1', store = false, headers = {}, route = () => false } = {}) {
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, 'http://x');
-    // (For the end-to-end tests of several builds of one app on one origin: `/builds/<name>/`
-    // serves dist/ as build <name> (another URL for each file), or the protocol fixture
-    // tests/fixtures/<name>/ for a name starting with `protocol-`; `/builds/delete?name=<name>`
-    // deletes that build's files, as a deploy does.)
-    const build = /^\/builds\/([^/]+)\/(.*)$/.exec(url.pathname);
-    if (url.pathname === '/builds/delete') {
-      deleted.add(url.searchParams.get('name'));
-      res.writeHead(200, { 'cache-control': 'no-store' }).end('deleted');
-      return;
-    }
-    if (build && deleted.has(build[1])) {
-      res.writeHead(404, { 'cache-control': 'no-store' }).end('not found');
-      return;
-    }
-    if (build) url.pathname = build[1].startsWith('protocol-') ? `/tests/fixtures/${build[1]}/${build[2]}` : `/dist/${build[2]}`;
-    // (For the end-to-end test of a lock worker whose script URL redirects: `?redirect`
-    // answers 302 to the same path without it.)
-    if (url.search === '?redirect') {
-      res.writeHead(302, { location: url.pathname, 'cache-control': 'no-store' }).end();
-      return;
-    }
-    // (For the end-to-end test of a lock worker that failed to start once: `?fail-once=<key>`
-    // answers 404 the first time for each key.)
-    const once = url.searchParams.get('fail-once');
-    if (once !== null && !failed.has(once)) {
-      failed.add(once);
-      res.writeHead(404, { 'cache-control': 'no-store' }).end('not found');
-      return;
-    }
+    if (route(url, res)) return;
     let path = decodeURIComponent(url.pathname);
     if (!path.startsWith(base)) {
       res.writeHead(404).end('not found');
       return;
     }
     path = '/' + path.slice(base.length);
-    // (For the end-to-end test of the site's storage cleared under open tabs.)
-    if (path === '/tests/e2e/clear-site-data') {
-      res.writeHead(200, { 'clear-site-data': '"storage"', 'cache-control': 'no-store' }).end();
-      return;
-    }
     if (path.endsWith('/')) path += root === ROOT && path === '/' ? 'www/index.html' : 'index.html';
     const file = normalize(join(root, path));
     if (!file.startsWith(root)) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One idempotent setup for a fresh machine: wasm32 target, Debian's rustc-web for the shipped
-# module, wasm-bindgen-cli matching Cargo.lock, wasm-pack, Chromium + chromedriver and Firefox
-# ESR and WebKitGTK's driver with Xvfb (when not present), npm packages, and the Node suite's
-# server-side runtimes (npm packages, into npm's cache).
+# module, wasm-bindgen-cli matching Cargo.lock, Chromium + chromedriver and Firefox
+# ESR and WebKitGTK's driver with Xvfb (when not present), npm packages, and, into npm's
+# cache, the Node suite's server-side runtimes and the fixture projects' tools.
 # Every step is skipped when what it installs is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,28 +18,16 @@ apt_install() { # apt_install pkg... : installs the missing ones
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
 }
 
-# 1. A Rust toolchain that targets wasm32-unknown-unknown.
-rustup_has_wasm() { [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown/lib" ]; }
-debian_has_wasm() { ls /usr/lib/rustlib/wasm32-unknown-unknown/lib/libstd-*.rlib >/dev/null 2>&1; }
-# WEB_LOCKS_OFFLINE_WASM=1 skips rustup (to exercise the offline route on any machine).
-if [ -z "${WEB_LOCKS_OFFLINE_WASM:-}" ] && rustup_has_wasm || debian_has_wasm; then
+# 1. The wasm32 target's precompiled libraries (rustup's), for the worker's in-browser tests
+# (a std build) and clippy's wasm32 pass. Where rustup cannot download them, those tests
+# rebuild std with step 2's compiler, into target/ (scripts/toolchain.sh): setup writes
+# nothing outside the project and the user's own tool folders.
+if [ -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown/lib" ]; then
   log "wasm32 target present"
-elif [ -z "${WEB_LOCKS_OFFLINE_WASM:-}" ] && timeout 45 rustup target add wasm32-unknown-unknown; then
+elif command -v rustup >/dev/null && timeout 45 rustup target add wasm32-unknown-unknown; then
   log "wasm32 target added by rustup"
 else
-  log "rustup cannot download; building the wasm32 std offline from Debian's rust-web-src"
-  apt_install rustc-web cargo-web rust-web-src lld
-  [ -e /usr/local/bin/rust-lld ] || $SUDO ln -s /usr/bin/lld /usr/local/bin/rust-lld
-  tmp=$(mktemp -d)
-  (cd "$tmp" && /usr/bin/cargo new -q --lib stdbuild && cd stdbuild &&
-    RUSTC_BOOTSTRAP=1 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=wasm-ld PATH=/usr/bin:$PATH \
-      /usr/bin/cargo build -q --release --target wasm32-unknown-unknown \
-      -Zbuild-std=std,panic_abort,panic_unwind,test,proc_macro)
-  $SUDO mkdir -p /usr/lib/rustlib/wasm32-unknown-unknown/lib
-  find "$tmp/stdbuild/target/wasm32-unknown-unknown/release/deps" -name '*.rlib' ! -name 'libstdbuild-*' \
-    -exec $SUDO cp {} /usr/lib/rustlib/wasm32-unknown-unknown/lib/ \;
-  rm -rf "$tmp"
-  debian_has_wasm
+  log "rustup cannot download the wasm32 target: the worker's tests will rebuild std"
 fi
 
 # 2. The compiler of the shipped module (scripts/build.sh): Debian's rustc-web with its library
@@ -49,13 +37,12 @@ llvm=$(/usr/bin/rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
 apt_install "lld-$llvm"
 log "shipped module: $(/usr/bin/rustc -V), wasm-ld-$llvm"
 
-# 3. wasm-bindgen-cli at exactly the version in Cargo.lock, and wasm-pack.
+# 3. wasm-bindgen-cli (wasm-bindgen and wasm-bindgen-test-runner) at exactly the version in
+# Cargo.lock.
 want=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[^0-9.]/,""); print}' Cargo.lock)
 have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
 if [ "$have" = "$want" ]; then log "wasm-bindgen-cli $want present"
 else log "installing wasm-bindgen-cli $want"; cargo install -q wasm-bindgen-cli --version "$want" --force; fi
-if command -v wasm-pack >/dev/null; then log "wasm-pack present"
-else log "installing wasm-pack"; cargo install -q wasm-pack --locked; fi
 
 # 4. Browsers for the tests (Debian's; never a downloaded one): Chromium and its driver,
 # Firefox ESR for the second browser's end-to-end run (driven over WebDriver BiDi), and
@@ -78,7 +65,8 @@ else
   npm ci --no-audit --no-fund --loglevel=silent || npm install --no-audit --no-fund
 fi
 
-# 6. The server-side runtimes the Node suite imports the package in (npm packages, into npm's
-# cache: npm test runs them offline).
+# 6. Into npm's cache, for npm test's offline use: the server-side runtimes the Node suite
+# imports the package in, and the fixture projects' tools (Vite, webpack, Parcel, Next, ...).
 node tests/node/runtimes.mjs
+node tests/fixtures.mjs
 log "done"

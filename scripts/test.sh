@@ -22,7 +22,6 @@ else
   echo "(rustup has no wasm32 target here: the worker's clippy pass is skipped)"
 fi
 
-source scripts/env.sh
 step "build dist/"
 bash scripts/build.sh
 
@@ -30,8 +29,18 @@ step "download size per page (gzip), against the budget"
 node scripts/sizes.mjs --check
 
 if [ -z "$unit" ]; then
-  step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium"
-  CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} wasm-pack test --headless --chrome --lib --no-default-features
+  step "worker protocol + core in wasm, inside a SharedWorker in headless Chromium (wasm-bindgen-test-runner)"
+  # (A std build: rustup's precompiled wasm32 libraries, or std rebuilt into target/ by the
+  # release build's compiler: scripts/toolchain.sh.)
+  (
+    source scripts/toolchain.sh
+    echo "test: $("$WEB_LOCKS_TEST_RUSTC" -V)${WEB_LOCKS_TEST_FLAGS:+, $WEB_LOCKS_TEST_FLAGS}" >&2
+    if [ -n "$WEB_LOCKS_TEST_FLAGS" ]; then
+      export RUSTC_BOOTSTRAP=1 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=$WEB_LOCKS_TEST_WASM_LD
+    fi
+    RUSTC=$WEB_LOCKS_TEST_RUSTC CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner CHROMEDRIVER=${CHROMEDRIVER:-/usr/bin/chromedriver} \
+      "$WEB_LOCKS_TEST_CARGO" test --target wasm32-unknown-unknown --lib --no-default-features $WEB_LOCKS_TEST_FLAGS
+  )
 fi
 
 step "JS units (deadlock detector, scopes included) and TypeScript declarations (DOM, Node, bare ES, node10 resolution; TypeScript 5.9 and 5.4)"
@@ -56,31 +65,31 @@ step "end to end in headless Chromium: native reference and polyfill, Vite build
 node --test --test-timeout=300000 --test-concurrency=1 tests/e2e/
 
 # The same behavioural suites where SharedWorker is missing (removed from every page by an
-# init script: tests/e2e/browser.mjs): a tab hosts the lock worker (src/service/tabs.rs).
+# init script: tests/e2e/harness/browser.mjs): a tab hosts the lock worker (src/service/tabs.rs).
 # (tab-host.test.mjs always runs without it.)
 NO_SHARED_WORKER_SUITES="tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs
-  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs
+  tests/e2e/install.test.mjs tests/e2e/storage.test.mjs tests/e2e/faults.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs
   tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs"
 step "end to end in headless Chromium without SharedWorker: the behavioural suites, native reference and polyfill"
 E2E_SHARED_WORKER=none node --test --test-timeout=300000 --test-concurrency=1 $NO_SHARED_WORKER_SUITES
 
 # (Tests that need Chromium's DevTools protocol, such as a service worker's stop, are skipped
-# there; a tab crashes by its content process's end: tests/e2e/browser.mjs.)
+# there; a tab crashes by its content process's end: tests/e2e/harness/browser.mjs.)
 step "end to end in headless Firefox ESR (WebDriver BiDi): the behavioural suites, native reference and polyfill"
 E2E_BROWSER=firefox node --test --test-timeout=300000 --test-concurrency=1 \
   tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs \
-  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs \
-  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs tests/e2e/tab-host.test.mjs
+  tests/e2e/install.test.mjs tests/e2e/storage.test.mjs tests/e2e/faults.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs \
+  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs tests/e2e/tab-host.test.mjs tests/e2e/startup.test.mjs tests/e2e/spec-departures.test.mjs
 step "end to end in headless Firefox ESR without SharedWorker: the behavioural suites"
 E2E_BROWSER=firefox E2E_SHARED_WORKER=none node --test --test-timeout=300000 --test-concurrency=1 $NO_SHARED_WORKER_SUITES
 
 # (WebDriver classic: no DevTools protocol either, and no console events; each browser
-# context is a MiniBrowser of its own, under an Xvfb the suite starts: tests/e2e/webkit.mjs.)
+# context is a MiniBrowser of its own, under an Xvfb the suite starts: tests/e2e/harness/webkit.mjs.)
 step "end to end in WebKitGTK's MiniBrowser (WebDriver classic): the behavioural suites, native reference and polyfill"
 E2E_BROWSER=webkit node --test --test-timeout=300000 --test-concurrency=1 \
   tests/e2e/api.test.mjs tests/e2e/locks.test.mjs tests/e2e/lifecycle.test.mjs tests/e2e/workers.test.mjs \
-  tests/e2e/edges.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs \
-  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs tests/e2e/tab-host.test.mjs
+  tests/e2e/install.test.mjs tests/e2e/storage.test.mjs tests/e2e/faults.test.mjs tests/e2e/recovery.test.mjs tests/e2e/scopes.test.mjs tests/e2e/builds.test.mjs \
+  tests/e2e/hosts.test.mjs tests/e2e/realms.test.mjs tests/e2e/tab-host.test.mjs tests/e2e/startup.test.mjs tests/e2e/spec-departures.test.mjs
 step "end to end in WebKitGTK's MiniBrowser without SharedWorker: the behavioural suites"
 E2E_BROWSER=webkit E2E_SHARED_WORKER=none node --test --test-timeout=300000 --test-concurrency=1 $NO_SHARED_WORKER_SUITES
 

@@ -2,14 +2,15 @@
 //! the spec (vectors scanned end to end), with invariants checked after every step.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod model_harness;
+
 use std::collections::{BTreeMap, BTreeSet};
 
+use model_harness::{op, run};
 use proptest::prelude::*;
 use web_locks::core::{
-    AbortOutcome, Action, ClientId, Flavor, LockManager, Mode, ReleaseOutcome, RequestId, Stats,
+    AbortOutcome, Action, ClientId, Flavor, LockManager, Mode, ReleaseOutcome, RequestId,
 };
-
-const CLIENTS: u32 = 4;
 /// Names are DOMStrings: sequences of UTF-16 code units, lone surrogates included ('a',
 /// '\uD800', '\uDC00' are three distinct names).
 const NAMES: [&[u16]; 3] = [&[0x61], &[0xD800], &[0xDC00]];
@@ -30,6 +31,9 @@ struct Model {
     queues: BTreeMap<Name, Vec<Req>>,
     held: Vec<Req>,
     actions: Vec<Action>,
+    /// Per name, ids of queued (non-steal) requests in request order: grants must follow it.
+    fifo: BTreeMap<Name, Vec<u64>>,
+    steals: BTreeSet<u64>,
 }
 
 fn act(kind: fn(ClientId, RequestId) -> Action, r: &Req) -> Action {
@@ -99,91 +103,11 @@ impl Model {
         self.process(&name);
     }
 
-    /// §4.2
-    fn release(&mut self, id: u64) -> ReleaseOutcome {
-        if let Some(i) = self.held.iter().position(|l| l.id == id) {
-            let l = self.held.remove(i);
-            self.process(&l.name);
-            ReleaseOutcome::Released
-        } else if self.pending(id).is_some() {
-            ReleaseOutcome::NotHeld
-        } else {
-            ReleaseOutcome::Unknown
-        }
-    }
-
     fn pending(&self, id: u64) -> Option<(Name, usize)> {
         self.queues
             .iter()
             .find_map(|(n, q)| q.iter().position(|r| r.id == id).map(|i| (n.clone(), i)))
     }
-
-    /// §4.3
-    fn abort(&mut self, id: u64) -> AbortOutcome {
-        if let Some((name, i)) = self.pending(id) {
-            self.queue(&name).remove(i);
-            self.process(&name);
-            AbortOutcome::Removed
-        } else if self.held.iter().any(|l| l.id == id) {
-            AbortOutcome::AlreadyHeld
-        } else {
-            AbortOutcome::Unknown
-        }
-    }
-
-    /// §2.6, as one step: remove everything of the client, then process the affected
-    /// queues in the order of the client's first request on each.
-    fn client_gone(&mut self, client: u32) {
-        let mut mine: Vec<(u64, Name)> = self
-            .queues
-            .values()
-            .flatten()
-            .chain(&self.held)
-            .filter(|r| r.client == client)
-            .map(|r| (r.id, r.name.clone()))
-            .collect();
-        mine.sort();
-        let mut affected: Vec<Name> = Vec::new();
-        for (_, name) in mine {
-            if !affected.contains(&name) {
-                affected.push(name);
-            }
-        }
-        for q in self.queues.values_mut() {
-            q.retain(|r| r.client != client);
-        }
-        self.held.retain(|l| l.client != client);
-        for name in affected {
-            self.process(&name);
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-enum Op {
-    Request {
-        client: u32,
-        name: usize,
-        shared: bool,
-        flavor: u8,
-    },
-    /// Release the k-th held lock (modulo), if any.
-    Release(usize),
-    /// Abort the k-th pending request (modulo), if any.
-    Abort(usize),
-    /// Release or abort an id that may be unknown.
-    Stray(u64),
-    ClientGone(u32),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        6 => (0..CLIENTS, 0..NAMES.len(), any::<bool>(), 0u8..10).prop_map(|(client, name, shared, flavor)| Op::Request { client, name, shared, flavor }),
-        5 => any::<usize>().prop_map(Op::Release),
-        2 => any::<usize>().prop_map(Op::Abort),
-        1 => (0u64..400).prop_map(Op::Stray),
-        1 => (0..CLIENTS).prop_map(Op::ClientGone),
-    ]
 }
 
 /// Snapshot rows, compared in order (§4.5): held in grant order, pending in request order,
@@ -226,118 +150,133 @@ fn check_invariants(held: &Rows, pending: &Rows) {
     );
 }
 
-fn run(ops: Vec<Op>) {
-    let mut core = LockManager::new();
-    let mut model = Model::default();
-    let mut next_id = 0u64;
-    // Per name, ids of queued (non-steal) requests in request order: grants must follow it.
-    let mut fifo: BTreeMap<Name, Vec<u64>> = BTreeMap::new();
-    let mut steals = BTreeSet::new();
-    for op in ops {
-        match op {
-            Op::Request {
-                client,
-                name,
-                shared,
-                flavor,
-            } => {
-                next_id += 1;
-                let flavor = match flavor {
-                    0 => Flavor::Steal,
-                    1 | 2 => Flavor::IfAvailable,
-                    _ => Flavor::Queue,
-                };
-                // The API never sends a shared steal (§3.2.1 step 7).
-                let mode = if shared && flavor != Flavor::Steal {
-                    Mode::Shared
-                } else {
-                    Mode::Exclusive
-                };
-                let r = Req {
-                    id: next_id,
-                    client,
-                    name: NAMES[name].to_vec(),
-                    mode,
-                };
-                if flavor == Flavor::Steal {
-                    steals.insert(next_id);
-                } else {
-                    fifo.entry(r.name.clone()).or_default().push(next_id);
-                }
-                core.request(ClientId(client), RequestId(r.id), &r.name, mode, flavor)
-                    .unwrap();
-                model.request(r, flavor);
-            }
-            Op::Release(k) if !model.held.is_empty() => {
-                let id = model.held[k % model.held.len()].id;
-                assert_eq!(core.release(RequestId(id)), model.release(id));
-            }
-            Op::Abort(k) => {
-                let pending: Vec<u64> = model.queues.values().flatten().map(|r| r.id).collect();
-                if !pending.is_empty() {
-                    let id = pending[k % pending.len()];
-                    assert_eq!(core.abort(RequestId(id)), model.abort(id));
-                }
-            }
-            Op::Stray(id) => {
-                assert_eq!(core.abort(RequestId(id)), model.abort(id));
-                assert_eq!(core.release(RequestId(id)), model.release(id));
-            }
-            Op::ClientGone(c) => {
-                core.client_gone(ClientId(c));
-                model.client_gone(c);
-            }
-            Op::Release(_) => {}
+impl model_harness::Model for Model {
+    fn request(
+        &mut self,
+        core: &mut LockManager,
+        id: u64,
+        client: u32,
+        names: u8,
+        mode: Mode,
+        flavor: Flavor,
+    ) {
+        let r = Req {
+            id,
+            client,
+            name: NAMES[usize::from(names)].to_vec(),
+            mode,
+        };
+        if flavor == Flavor::Steal {
+            self.steals.insert(id);
+        } else {
+            self.fifo.entry(r.name.clone()).or_default().push(id);
         }
-        let actions: Vec<Action> = std::iter::from_fn(|| core.poll_action()).collect();
+        core.request(ClientId(client), RequestId(id), &r.name, mode, flavor)
+            .unwrap();
+        Model::request(self, r, flavor);
+    }
+
+    /// §4.2
+    fn release(&mut self, id: u64) -> ReleaseOutcome {
+        if let Some(i) = self.held.iter().position(|l| l.id == id) {
+            let l = self.held.remove(i);
+            self.process(&l.name);
+            ReleaseOutcome::Released
+        } else if self.pending(id).is_some() {
+            ReleaseOutcome::NotHeld
+        } else {
+            ReleaseOutcome::Unknown
+        }
+    }
+
+    /// §4.3
+    fn abort(&mut self, id: u64) -> AbortOutcome {
+        if let Some((name, i)) = self.pending(id) {
+            self.queue(&name).remove(i);
+            self.process(&name);
+            AbortOutcome::Removed
+        } else if self.held.iter().any(|l| l.id == id) {
+            AbortOutcome::AlreadyHeld
+        } else {
+            AbortOutcome::Unknown
+        }
+    }
+
+    /// §2.6, as one step: remove everything of the client, then process the affected
+    /// queues in the order of the client's first request on each.
+    fn client_gone(&mut self, client: u32) {
+        let mut mine: Vec<(u64, Name)> = self
+            .queues
+            .values()
+            .flatten()
+            .chain(&self.held)
+            .filter(|r| r.client == client)
+            .map(|r| (r.id, r.name.clone()))
+            .collect();
+        mine.sort();
+        let mut affected: Vec<Name> = Vec::new();
+        for (_, name) in mine {
+            if !affected.contains(&name) {
+                affected.push(name);
+            }
+        }
+        for q in self.queues.values_mut() {
+            q.retain(|r| r.client != client);
+        }
+        self.held.retain(|l| l.client != client);
+        for name in affected {
+            self.process(&name);
+        }
+    }
+
+    fn held(&self) -> Vec<u64> {
+        self.held.iter().map(|l| l.id).collect()
+    }
+
+    fn pending(&self) -> Vec<u64> {
+        self.queues.values().flatten().map(|r| r.id).collect()
+    }
+
+    fn check(&mut self, core: &LockManager, actions: Vec<Action>) {
         assert_eq!(
             actions,
-            std::mem::take(&mut model.actions),
+            std::mem::take(&mut self.actions),
             "same actions, same order"
         );
         for a in &actions {
             if let Action::Granted { request, .. } = a {
-                if steals.contains(&request.0) {
+                if self.steals.contains(&request.0) {
                     continue;
                 }
                 // FIFO: the grant is the oldest request of its name not yet granted or gone.
-                let live: BTreeSet<u64> = model
-                    .queues
-                    .values()
-                    .flatten()
-                    .map(|r| r.id)
-                    .chain(model.held.iter().map(|l| l.id))
+                let live: BTreeSet<u64> = model_harness::Model::pending(self)
+                    .into_iter()
+                    .chain(model_harness::Model::held(self))
                     .collect();
-                let name = &model.held.iter().find(|l| l.id == request.0).unwrap().name;
-                let order = fifo.get_mut(name).unwrap();
+                let name = &self.held.iter().find(|l| l.id == request.0).unwrap().name;
+                let order = self.fifo.get_mut(name).unwrap();
                 order.retain(|id| live.contains(id));
-                let held_ids: BTreeSet<u64> = model.held.iter().map(|l| l.id).collect();
+                let held_ids: BTreeSet<u64> = self.held.iter().map(|l| l.id).collect();
                 let first_waiting = order
                     .iter()
                     .find(|id| !held_ids.contains(id) || **id == request.0);
                 assert_eq!(first_waiting, Some(&request.0), "grant out of FIFO order");
             }
         }
-        let (held, pending) = core_rows(&core);
+        let (held, pending) = core_rows(core);
         assert_eq!(
             (&held, &pending),
-            (&model_rows(&model).0, &model_rows(&model).1)
+            (&model_rows(self).0, &model_rows(self).1)
         );
         check_invariants(&held, &pending);
-        assert_eq!(core.stats().requests, held.len() + pending.len());
     }
-    for c in 0..CLIENTS {
-        core.client_gone(ClientId(c));
-    }
-    while core.poll_action().is_some() {}
-    assert_eq!(core.stats(), Stats::default(), "memory returns to zero");
 }
 
 proptest! {
     // 256 cases × ~4,000 operations ≈ 10^6 operations per `cargo test`.
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
     #[test]
-    fn core_matches_the_reference_model(ops in prop::collection::vec(op(), 3000..5000)) {
-        run(ops);
+    fn core_matches_the_reference_model(ops in prop::collection::vec(op(0..NAMES.len() as u8, 6, 10), 3000..5000)) {
+        run(ops, &mut Model::default());
     }
 }

@@ -4,14 +4,13 @@
 //! early-draft-lock-scopes.md "Lock Requests"), with invariants checked after every step.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::collections::BTreeSet;
+mod model_harness;
 
+use model_harness::{op, run};
 use proptest::prelude::*;
 use web_locks::core::{
-    AbortOutcome, Action, ClientId, Flavor, LockManager, Mode, ReleaseOutcome, RequestId, Stats,
+    AbortOutcome, Action, ClientId, Flavor, LockManager, Mode, ReleaseOutcome, RequestId,
 };
-
-const CLIENTS: u32 = 4;
 /// Sorted by code units, as scopes are: "a", "b", "c", "\uD800".
 const NAMES: [&[u16]; 4] = [&[0x61], &[0x62], &[0x63], &[0xD800]];
 
@@ -96,61 +95,6 @@ impl Model {
         }
         self.settle();
     }
-
-    fn release(&mut self, id: u64) -> ReleaseOutcome {
-        if let Some(i) = self.held.iter().position(|l| l.id == id) {
-            self.held.remove(i);
-            self.settle();
-            ReleaseOutcome::Released
-        } else if self.queue.iter().any(|r| r.id == id) {
-            ReleaseOutcome::NotHeld
-        } else {
-            ReleaseOutcome::Unknown
-        }
-    }
-
-    fn abort(&mut self, id: u64) -> AbortOutcome {
-        if let Some(i) = self.queue.iter().position(|r| r.id == id) {
-            self.queue.remove(i);
-            self.settle();
-            AbortOutcome::Removed
-        } else if self.held.iter().any(|l| l.id == id) {
-            AbortOutcome::AlreadyHeld
-        } else {
-            AbortOutcome::Unknown
-        }
-    }
-
-    fn client_gone(&mut self, client: u32) {
-        self.queue.retain(|r| r.client != client);
-        self.held.retain(|l| l.client != client);
-        self.settle();
-    }
-}
-
-#[derive(Clone, Debug)]
-enum Op {
-    Request {
-        client: u32,
-        /// A non-empty subset of NAMES, as bits.
-        names: u8,
-        shared: bool,
-        flavor: u8,
-    },
-    Release(usize),
-    Abort(usize),
-    Stray(u64),
-    ClientGone(u32),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        7 => (0..CLIENTS, 1u8..16, any::<bool>(), 0u8..12).prop_map(|(client, names, shared, flavor)| Op::Request { client, names, shared, flavor }),
-        5 => any::<usize>().prop_map(Op::Release),
-        2 => any::<usize>().prop_map(Op::Abort),
-        1 => (0u64..400).prop_map(Op::Stray),
-        1 => (0..CLIENTS).prop_map(Op::ClientGone),
-    ]
 }
 
 /// A snapshot's entries regrouped by request: (id, client, names, mode), a scope's names
@@ -225,101 +169,92 @@ fn check_invariants(held: &Rows, pending: &Rows) {
     }
 }
 
-fn run(ops: Vec<Op>) {
-    let mut core = LockManager::new();
-    let mut model = Model::default();
-    let mut next_id = 0u64;
-    let mut steals = BTreeSet::new();
-    for op in ops {
-        match op {
-            Op::Request {
-                client,
-                names,
-                shared,
-                flavor,
-            } => {
-                next_id += 1;
-                let flavor = match flavor {
-                    0 => Flavor::Steal,
-                    1 | 2 => Flavor::IfAvailable,
-                    _ => Flavor::Queue,
-                };
-                let mode = if shared && flavor != Flavor::Steal {
-                    Mode::Shared
-                } else {
-                    Mode::Exclusive
-                };
-                let names: Vec<Name> = (0..NAMES.len())
-                    .filter(|i| names & (1 << i) != 0)
-                    .map(|i| NAMES[i].to_vec())
-                    .collect();
-                if flavor == Flavor::Steal {
-                    steals.insert(next_id);
-                }
-                let refs: Vec<&[u16]> = names.iter().map(Vec::as_slice).collect();
-                core.request_scope(ClientId(client), RequestId(next_id), &refs, mode, flavor)
-                    .unwrap();
-                let r = Req {
-                    id: next_id,
-                    client,
-                    names,
-                    mode,
-                };
-                model.request(r, flavor);
-            }
-            Op::Release(k) if !model.held.is_empty() => {
-                let id = model.held[k % model.held.len()].id;
-                assert_eq!(core.release(RequestId(id)), model.release(id));
-            }
-            Op::Release(_) => {}
-            Op::Abort(k) if !model.queue.is_empty() => {
-                let id = model.queue[k % model.queue.len()].id;
-                assert_eq!(core.abort(RequestId(id)), model.abort(id));
-            }
-            Op::Abort(_) => {}
-            Op::Stray(id) => {
-                assert_eq!(core.abort(RequestId(id)), model.abort(id));
-                assert_eq!(core.release(RequestId(id)), model.release(id));
-            }
-            Op::ClientGone(c) => {
-                core.client_gone(ClientId(c));
-                model.client_gone(c);
-            }
+impl model_harness::Model for Model {
+    /// `names`: a non-empty subset of NAMES, as bits.
+    fn request(
+        &mut self,
+        core: &mut LockManager,
+        id: u64,
+        client: u32,
+        names: u8,
+        mode: Mode,
+        flavor: Flavor,
+    ) {
+        let names: Vec<Name> = (0..NAMES.len())
+            .filter(|i| names & (1 << i) != 0)
+            .map(|i| NAMES[i].to_vec())
+            .collect();
+        let refs: Vec<&[u16]> = names.iter().map(Vec::as_slice).collect();
+        core.request_scope(ClientId(client), RequestId(id), &refs, mode, flavor)
+            .unwrap();
+        let r = Req {
+            id,
+            client,
+            names,
+            mode,
+        };
+        Model::request(self, r, flavor);
+    }
+
+    fn release(&mut self, id: u64) -> ReleaseOutcome {
+        if let Some(i) = self.held.iter().position(|l| l.id == id) {
+            self.held.remove(i);
+            self.settle();
+            ReleaseOutcome::Released
+        } else if self.queue.iter().any(|r| r.id == id) {
+            ReleaseOutcome::NotHeld
+        } else {
+            ReleaseOutcome::Unknown
         }
-        // The same grants, refusals and steals in each step (several requests that become
-        // grantable in one step are independent: the draft leaves their order open).
-        let mut actions: Vec<Action> = std::iter::from_fn(|| core.poll_action()).collect();
-        let mut expected = std::mem::take(&mut model.actions);
+    }
+
+    fn abort(&mut self, id: u64) -> AbortOutcome {
+        if let Some(i) = self.queue.iter().position(|r| r.id == id) {
+            self.queue.remove(i);
+            self.settle();
+            AbortOutcome::Removed
+        } else if self.held.iter().any(|l| l.id == id) {
+            AbortOutcome::AlreadyHeld
+        } else {
+            AbortOutcome::Unknown
+        }
+    }
+
+    fn client_gone(&mut self, client: u32) {
+        self.queue.retain(|r| r.client != client);
+        self.held.retain(|l| l.client != client);
+        self.settle();
+    }
+
+    fn held(&self) -> Vec<u64> {
+        self.held.iter().map(|l| l.id).collect()
+    }
+
+    fn pending(&self) -> Vec<u64> {
+        self.queue.iter().map(|r| r.id).collect()
+    }
+
+    /// The same grants, refusals and steals in each step (several requests that become
+    /// grantable in one step are independent: the draft leaves their order open).
+    fn check(&mut self, core: &LockManager, mut actions: Vec<Action>) {
+        let mut expected = std::mem::take(&mut self.actions);
         actions.sort_by_key(key);
         expected.sort_by_key(key);
         assert_eq!(actions, expected, "same actions in each step");
         let snapshot = core.snapshot();
         let (held, pending) = (group(&snapshot.held), group(&snapshot.pending));
-        assert_eq!(by_id(&held), by_id(&model_rows(&model.held)));
+        assert_eq!(by_id(&held), by_id(&model_rows(&self.held)));
         // Pending in request order (the model's queue: steals are never left pending).
-        assert_eq!(pending, model_rows(&model.queue));
+        assert_eq!(pending, model_rows(&self.queue));
         check_invariants(&held, &pending);
-        assert_eq!(core.stats().requests, held.len() + pending.len());
     }
-    // No deadlock: releasing whatever is held lets every pending request through.
-    while let Some(l) = model.held.first().cloned() {
-        assert_eq!(core.release(RequestId(l.id)), model.release(l.id));
-        while core.poll_action().is_some() {}
-    }
-    assert!(model.queue.is_empty());
-    assert!(core.snapshot().pending.is_empty(), "nothing left waiting");
-    for c in 0..CLIENTS {
-        core.client_gone(ClientId(c));
-    }
-    while core.poll_action().is_some() {}
-    assert_eq!(core.stats(), Stats::default(), "memory returns to zero");
 }
 
 proptest! {
     // 256 cases × ~4,000 operations ≈ 10^6 operations per `cargo test`.
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
     #[test]
-    fn scopes_match_the_drafts_rule(ops in prop::collection::vec(op(), 3000..5000)) {
-        run(ops);
+    fn scopes_match_the_drafts_rule(ops in prop::collection::vec(op(1..16, 7, 12), 3000..5000)) {
+        run(ops, &mut Model::default());
     }
 }

@@ -53,8 +53,8 @@ if (inSharedWorker()) {
 // Offers `port` to a courier as soon as there is one; `delivered()` is called then
 // (possibly at once).
 export function offerPort(port, delivered) {
-  if (offer) offer.delivered();
-  offer = { port, delivered };
+  if (offer) offer.delivered_();
+  offer = { port, delivered_: delivered };
   offers++;
   deliver();
 }
@@ -67,7 +67,7 @@ function deliver() {
     const page = pages.shift();
     pages.push(page);
     page.postMessage({ [CONNECT]: 1 }, [current.port]);
-    current.delivered();
+    current.delivered_();
   } else if (inServiceWorker()) {
     const retry = () => setTimeout(() => offer === current && deliver(), POLL_MS);
     self.clients.matchAll({ type: 'window', includeUncontrolled: true }).then((windows) => {
@@ -81,7 +81,7 @@ function deliver() {
       asked.set(client.id, offers);
       if (asked.size > MAX_PAGES) asked.delete(asked.keys().next().value);
       client.postMessage({ [CONNECT]: 1 }, [current.port]);
-      current.delivered();
+      current.delivered_();
     }, retry);
   }
 }

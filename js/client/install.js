@@ -43,7 +43,7 @@ function connect(defaults, options, realm = globalThis, page) {
     ? localConnection(defaults, options, uuid())
     : new Connection(() => url || (url = workerLocation(defaults, options)), uuid(), realm, page);
   const start = () => {
-    if (!connection.constructor.reachable()) return;
+    if (!connection.constructor.reachable_()) return;
     try {
       // (No lock manager to reach: request() will reject, as it does when connecting fails.)
       checkManager(connection);
@@ -76,7 +76,7 @@ function connect(defaults, options, realm = globalThis, page) {
         caching = false;
       });
       doc.addEventListener('resume', () => {
-        if (resumes) (connection.suspended = resumes = false), start();
+        if (resumes) (connection.suspended_ = resumes = false), start();
       });
     }
     // Restored from the back/forward cache: a client again, connected as at install (still
@@ -84,7 +84,7 @@ function connect(defaults, options, realm = globalThis, page) {
     realm.addEventListener('pageshow', (event) => {
       caching = false;
       if (event.persisted) {
-        connection.suspended = false;
+        connection.suspended_ = false;
         unpark();
         start();
       }
@@ -107,12 +107,12 @@ const defineGlobal = (realm, name, value) => Object.defineProperty(realm, name, 
 // realm's connection.
 function adoptWorkers(realm, current) {
   // (A dedicated worker says its clientId, as `child`; one whose link is relayed sends its
-  // messages so too: Connection.relay.)
+  // messages so too: Connection's relay_.)
   const answer = (event) => {
     const { data, ports } = event;
     if (data && (data[CONNECT] === 2 || (data[CONNECT] === 1 && ports.length === 1))) {
       event.stopImmediatePropagation();
-      current().adopt(ports, data);
+      current().adopt_(ports, data);
     }
   };
   // Each wrapped by a subclass that adds the listener to each worker it makes, named and
@@ -167,7 +167,7 @@ export function makeApi(defaults) {
     // No lock worker to reach (Node, SSR) and no in-realm service asked for: nothing to do,
     // but in a window (no SharedWorker: older Safari and Android) its dedicated workers,
     // whose polyfill asks it for a port, are told there is none.
-    if (!options.local && !Connection.reachable()) {
+    if (!options.local && !Connection.reachable_()) {
       if (typeof document === 'object') {
         console.warn('web-locks polyfill: not installed: no SharedWorker, and no BroadcastChannel or IndexedDB to do without it');
         const connection = connect(defaults, options);
@@ -193,7 +193,7 @@ export function makeApi(defaults) {
             // (A connection knows the document it was made for. A window the frame has left
             // for another, of a realm of its own, keeps its last: `frame`, a WindowProxy, is
             // the other's now.)
-            if (!state || (state[0].doc != frame.document && frame.JSON == R.JSON)) {
+            if (!state || (state[0].doc_ != frame.document && frame.JSON == R.JSON)) {
               const own = connect(defaults, options, frame, connection);
               state = [own, newLockManager(own, R)];
             }

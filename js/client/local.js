@@ -21,18 +21,18 @@ function startService(defaults, options) {
   const base = typeof location !== 'undefined' && location.href;
   const wasm = new URL(String(options.wasmUrl || defaults.wasmUrl()), base || undefined).href;
   const hub = new MessageChannel();
-  const started = { link: hub.port1, failure: null, connections: new Set() };
+  const started = { link_: hub.port1, failure_: null, connections_: new Set() };
   service = started;
   defaults
     .service()
     .then((module) => module.serveLocal(hub.port2, wasm))
     .then(
       () => {
-        started.connections = null;
+        started.connections_ = null;
       },
       (error) => {
-        started.failure = 'the in-realm lock service could not start (' + wasm + '): ' + error;
-        for (const connection of started.connections) connection.fail(started.failure);
+        started.failure_ = 'the in-realm lock service could not start (' + wasm + '): ' + error;
+        for (const connection of started.connections_) connection.fail_(started.failure_);
       },
     );
   return started;
@@ -44,77 +44,77 @@ const ANSWERS = ['granted', 'notAvailable', 'stolen', 'snapshot', 'error'];
 class LocalConnection extends Connection {
   constructor(hub, clientId) {
     super(null, clientId);
-    this.hub = hub;
+    this.hub_ = hub;
     // Ids of requests and queries waiting for an answer: while there are some, the port
     // keeps a Node process alive (as a pending timer would); otherwise it lets it exit.
-    this.awaiting = new Set();
+    this.awaiting_ = new Set();
   }
 
-  static reachable() {
+  static reachable_() {
     return true;
   }
 
-  connectPort() {
-    if (this.hub.failure) throw domException('InvalidStateError', 'web-locks polyfill: ' + this.hub.failure);
+  connectPort_() {
+    if (this.hub_.failure_) throw domException('InvalidStateError', 'web-locks polyfill: ' + this.hub_.failure_);
     const channel = new MessageChannel();
-    this.hub.link.postMessage({ v: 4, type: 'adopt' }, [channel.port2]);
-    if (this.hub.connections) this.hub.connections.add(this);
+    this.hub_.link_.postMessage({ v: 4, type: 'adopt' }, [channel.port2]);
+    if (this.hub_.connections_) this.hub_.connections_.add(this);
     return channel.port1;
   }
 
   // No liveness database: the service lives and dies with this realm, as its clients do.
-  openDatabase() {
-    this.dbState = 'unusable';
+  openDatabase_() {
+    this.dbState_ = 'unusable';
   }
 
   // The service is in this realm: it cannot die, nor a port reach a dead one.
-  awaitWelcome() {}
+  awaitWelcome_() {}
 
-  attach() {
-    super.attach();
-    this.keepAlive();
+  attach_() {
+    super.attach_();
+    this.keepAlive_();
   }
 
-  send(id, message, handler) {
-    super.send(id, message, handler);
-    this.awaiting.add(id);
-    this.keepAlive();
+  send_(id, message, handler) {
+    super.send_(id, message, handler);
+    this.awaiting_.add(id);
+    this.keepAlive_();
   }
 
-  post(message, transfer) {
-    if (message.type === 'abort') this.awaiting.delete(message.id);
-    super.post(message, transfer);
-    this.keepAlive();
+  post_(message, transfer) {
+    if (message.type === 'abort') this.awaiting_.delete(message.id);
+    super.post_(message, transfer);
+    this.keepAlive_();
   }
 
-  done(id) {
-    super.done(id);
-    this.awaiting.delete(id);
-    this.keepAlive();
+  done_(id) {
+    super.done_(id);
+    this.awaiting_.delete(id);
+    this.keepAlive_();
   }
 
-  dispatch(message) {
-    if (message && ANSWERS.includes(message.type)) this.awaiting.delete(message.id);
-    super.dispatch(message);
-    this.keepAlive();
+  dispatch_(message) {
+    if (message && ANSWERS.includes(message.type)) this.awaiting_.delete(message.id);
+    super.dispatch_(message);
+    this.keepAlive_();
   }
 
   close(persisted) {
-    this.awaiting.clear();
+    this.awaiting_.clear();
     super.close(persisted);
   }
 
-  fail(reason, port) {
-    this.awaiting.clear();
-    this.keepAlive();
-    super.fail(reason, port);
+  fail_(reason, port) {
+    this.awaiting_.clear();
+    this.keepAlive_();
+    super.fail_(reason, port);
   }
 
   // Node's MessagePorts hold the process open while they listen: only while an answer is due.
-  keepAlive() {
-    const port = this.link;
+  keepAlive_() {
+    const port = this.link_;
     if (!port || typeof port.ref !== 'function') return;
-    if (this.awaiting.size > 0) port.ref();
+    if (this.awaiting_.size > 0) port.ref();
     else port.unref();
   }
 }

@@ -15,10 +15,10 @@ const managers = new WeakMap(); // LockManager -> Connection
 // (A frame's connection knows its document: js/client/realms.js. None: js/extensions/scopes.js over native
 // locks, this realm's document.)
 export function checkManager(connection) {
-  if (left((connection && connection.doc) || globalThis.document)) {
+  if (left((connection && connection.doc_) || globalThis.document)) {
     throw domException('InvalidStateError', 'The document is not fully active.');
   }
-  if (connection && !connection.hub && globalThis.origin === 'null') {
+  if (connection && !connection.hub_ && globalThis.origin === 'null') {
     throw domException('SecurityError', 'An opaque origin has no lock manager.');
   }
 }
@@ -92,21 +92,21 @@ export function realmOf(global) {
         return Promise.reject(remake(error, R));
       }
       return promiseIn(R, connection, (resolve, reject) => {
-        const id = connection.newId();
+        const id = connection.newId_();
         // (`t`: as a request's, below.)
         const message = { type: 'query', id, t: Date.now() };
-        connection.send(id, message, {
+        connection.send_(id, message, {
           snapshot(message) {
-            connection.done(id);
+            connection.done_(id);
             resolve(expandSnapshot(message, JSON));
           },
           error(error) {
-            connection.done(id);
+            connection.done_(id);
             reject(error);
           },
-          redeclare: () => message,
+          redeclare_: () => message,
           // (A query changes nothing: kept when the locks are lost, and sent again.)
-          lost() {},
+          lost_() {},
         });
       });
     }
@@ -128,9 +128,9 @@ export const { Lock, LockManager } = home;
 // that `executor` throws too.
 function promiseIn(R, connection, executor) {
   return new R.Promise((resolve, reject) => {
-    const fail = (error) => connection.gone() || reject(remake(error, R));
+    const fail = (error) => connection.gone_() || reject(remake(error, R));
     try {
-      executor((value) => connection.gone() || resolve(value), fail);
+      executor((value) => connection.gone_() || resolve(value), fail);
     } catch (error) {
       fail(error);
     }
@@ -225,7 +225,7 @@ export function checkRequest(connection, names, { mode, ifAvailable, steal, sign
 // the promise is of realm `R` (realmOf).
 export function sendRequest(connection, target, lock, callback, { mode, ifAvailable, steal, signal }, R = home) {
   return promiseIn(R, connection, (resolve, reject) => {
-    const id = connection.newId();
+    const id = connection.newId_();
     let state = 'pending'; // → 'held' | 'aborted' | 'stolen' | 'done'
     // Invoking a callback whose return type is Promise<any> (WebIDL): called as is (no
     // lookup of its `call`), its result resolves a new promise, a throw rejects it.
@@ -243,14 +243,14 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
     const onAbort = () => {
       if (state !== 'pending') return;
       end('aborted');
-      connection.done(id);
+      connection.done_(id);
       reject(abortReason(signal));
-      connection.post({ type: 'abort', id });
+      connection.post_({ type: 'abort', id });
     };
     // (`t`: when it was made; re-declared as it is, so that a new lock worker queues the
     // requests and queries of several contexts again in that order: recovery.rs.)
     const message = { type: 'request', id, ...target, mode, ifAvailable, steal, t: Date.now() };
-    connection.send(id, message, {
+    connection.send_(id, message, {
       // §4.4 step 2.14. (A second grant of the same request, possible when a replaced port's
       // request was re-sent, is ignored; step 2.14.1.1, a grant after the abort, is
       // connection.js's.)
@@ -267,41 +267,41 @@ export function sendRequest(connection, target, lock, callback, { mode, ifAvaila
           resolve(waiting);
           if (state === 'held') {
             state = 'done';
-            connection.done(id);
-            connection.post({ type: 'release', id });
+            connection.done_(id);
+            connection.post_({ type: 'release', id });
           }
         };
         waiting.then(settle, settle);
       },
       // §4.1 step 3.5.1.
       notAvailable() {
-        connection.done(id);
+        connection.done_(id);
         end('done');
         resolve(invoke(null));
       },
       // §4.1 step 3.4.1.1.2.
       stolen() {
-        connection.done(id);
+        connection.done_(id);
         end('stolen');
         reject(stolenError());
       },
       // (`failed`: the lock worker cannot load, connection.js; a held lock is kept.)
       error(error, failed) {
         if (failed && state === 'held') return;
-        connection.done(id);
+        connection.done_(id);
         end('done');
         reject(error);
       },
       // The worker restarted: say again what this request is (recovery.rs).
-      redeclare() {
+      redeclare_() {
         return state === 'held' ? { type: 'reclaim', id, ...target, mode } : message;
       },
       // The page entered the back/forward cache: its requests and locks are gone. Or
       // (`evicted`) the worker took this context for gone: its locks are gone (another
       // context may have held them since), its requests are sent again.
-      lost(evicted) {
+      lost_(evicted) {
         if (state !== 'held' && (evicted || state !== 'pending')) return;
-        connection.done(id);
+        connection.done_(id);
         end('stolen');
         reject(lostError());
       },

@@ -1,5 +1,5 @@
 //! The worker's codec, driver, service and core, in wasm, inside a real SharedWorker
-//! (`wasm-pack test --headless --chrome`). Each test talks to a driver through
+//! (`wasm-bindgen-test-runner`, as scripts/test.sh runs it). Each test talks to a driver through
 //! MessageChannels, as contexts do through their SharedWorker ports.
 
 use std::cell::RefCell;

@@ -3,10 +3,10 @@
 // worker's tab crashing, a wasm URL that varies per tab, two copies of the package on one
 // page, and a build of the protocol's fixture (tests/fixtures/) against this one in both
 // directions. Native is the reference wherever it has the behaviour (one manager per origin
-// by construction). Builds are served by scripts/serve.mjs at /builds/<name>/.
+// by construction). Builds are served at /builds/<name>/ (tests/e2e/harness/routes.mjs).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, NO_SHARED_WORKER, crash, hold, launch, needsCrash, newSession, query, release, until, where } from './browser.mjs';
+import { IMPLS, NO_SHARED_WORKER, crash, hold, launch, newSession, query, release, until, where } from './harness/browser.mjs';
 
 let env;
 before(async () => {
@@ -15,7 +15,7 @@ before(async () => {
 after(() => env.close());
 
 const names = (list) => list.map((row) => row[0]).sort();
-const page = (session, build) => session.page(`/tests/e2e/page.html?build=${build}`);
+const page = (session, build) => session.page(`/tests/e2e/fixtures/page.html?build=${build}`);
 // A fresh name for each test's `old` and `new` builds (one deleted stays deleted).
 let made = 0;
 const builds = () => [`old-${++made}`, `new-${made}`];
@@ -104,7 +104,7 @@ for (const impl of IMPLS) {
     // The waiters re-declare their requests as their tabs reach the new lock worker, at times
     // "c"'s first (its build's worker took over); the worker queues them in the order they
     // were made (src/service/recovery.rs), as natively: "b" first.
-    it("the serving lock worker's tab crashes while tabs of both builds hold and wait: no double grant, the first waiter granted within 1 s", { skip: needsCrash }, async () => {
+    it("the serving lock worker's tab crashes while tabs of both builds hold and wait: no double grant, the first waiter granted within 1 s", async () => {
       const [old, current] = builds();
       const s = await fresh();
       const a = await page(s, old); // its lock worker serves

@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch } from './browser.mjs';
-import { twoTabsExclude } from './apps.mjs';
+import { launch } from './harness/browser.mjs';
+import { twoTabsExclude } from './harness/apps.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { ROOT, fixtureApp, run } from '../fixtures.mjs';
 
@@ -15,16 +15,13 @@ let env;
 before(async () => (env = await launch()));
 after(() => env.close());
 
-for (const [bundler, tools] of [
-  ['esbuild', ['esbuild']],
-  ['rollup', ['rollup', '@rollup/plugin-node-resolve']],
-]) {
+for (const bundler of ['esbuild', 'rollup']) {
   describe(bundler, () => {
     let files;
     let server;
     let origin;
     before(async () => {
-      const app = fixtureApp(join(ROOT, `test-output/${bundler}`), `tests/apps/${bundler}`, tools);
+      const app = fixtureApp(join(ROOT, `test-output/${bundler}`), bundler);
       files = JSON.parse(run(process.execPath, ['build.mjs'], app));
       cpSync(join(app, 'public'), join(app, 'dist'), { recursive: true });
       server = await serve(0, { root: join(app, 'dist'), base: '/app/' });

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { IMPLS, launch } from './browser.mjs';
+import { IMPLS, launch } from './harness/browser.mjs';
 
 const OUT = 'test-output/demo';
 let env;

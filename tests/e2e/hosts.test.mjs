@@ -1,11 +1,11 @@
 // Hosts, as the README tells users (README "Bundlers, dev servers and hosts"): the package
 // from a CDN (another origin), with and without the recipe, and a strict Content Security
 // Policy on every response, with exactly the policy the README gives and without its
-// 'wasm-unsafe-eval'. The page is tests/e2e/hosts/page.html; where the lock worker cannot
+// 'wasm-unsafe-eval'. The page is tests/e2e/fixtures/hosts/page.html; where the lock worker cannot
 // start, the rejection says what to do.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, where } from './browser.mjs';
+import { launch, where } from './harness/browser.mjs';
 import { serve } from '../../scripts/serve.mjs';
 
 // The policy the README gives, and the same without 'wasm-unsafe-eval'.
@@ -46,7 +46,7 @@ async function outcome(url) {
 
 describe(`${where}hosts`, () => {
   it('the package from a CDN: the lock worker of another origin is refused, and the rejection names the fix', async () => {
-    const result = await outcome(`${env.origin}/tests/e2e/hosts/page.html?from=${origins.cdn}`);
+    const result = await outcome(`${env.origin}/tests/e2e/fixtures/hosts/page.html?from=${origins.cdn}`);
     // (Refused before construction, as Chromium's constructor would; Firefox's would fail
     // the worker later, with no reason given.)
     assert.match(result, /^SecurityError: /);
@@ -54,15 +54,15 @@ describe(`${where}hosts`, () => {
   });
 
   it("the CDN recipe: the worker script from the page's origin, the rest from the CDN", async () => {
-    assert.equal(await outcome(`${env.origin}/tests/e2e/hosts/page.html?from=${origins.cdn}&worker=self`), 'granted');
+    assert.equal(await outcome(`${env.origin}/tests/e2e/fixtures/hosts/page.html?from=${origins.cdn}&worker=self`), 'granted');
   });
 
   it(`a strict CSP on every response: ${CSP}`, async () => {
-    assert.equal(await outcome(`${origins.csp}/tests/e2e/hosts/page.html`), 'granted');
+    assert.equal(await outcome(`${origins.csp}/tests/e2e/fixtures/hosts/page.html`), 'granted');
   });
 
   it("the same CSP without 'wasm-unsafe-eval': the rejection names it", async () => {
-    const result = await outcome(`${origins.strict}/tests/e2e/hosts/page.html`);
+    const result = await outcome(`${origins.strict}/tests/e2e/fixtures/hosts/page.html`);
     assert.match(result, /could not load its wasm/);
     assert.match(result, /\(its CSP needs 'wasm-unsafe-eval'\)$/);
   });

@@ -3,7 +3,7 @@
 // coordinate tabs: two tabs each get the same lock at once.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch } from './browser.mjs';
+import { launch } from './harness/browser.mjs';
 
 let env;
 before(async () => {
@@ -13,7 +13,7 @@ after(() => env.close());
 
 async function open(context) {
   const page = await context.newPage();
-  await page.goto(`${env.origin}/tests/e2e/local.html`);
+  await page.goto(`${env.origin}/tests/e2e/fixtures/local.html`);
   await page.waitForFunction(() => window.T && window.T.ready);
   return page;
 }

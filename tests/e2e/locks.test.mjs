@@ -2,7 +2,7 @@
 // against the polyfill with the native API hidden. Both must pass the same assertions.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, endWhileTicking, freshSessions, hold, launch, log, query, release, until, where } from './browser.mjs';
+import { BROWSER, IMPLS, endWhileTicking, freshSessions, hold, launch, log, query, release, until, where } from './harness/browser.mjs';
 
 
 let env;
@@ -194,8 +194,9 @@ for (const impl of IMPLS) {
     // §2.6: a context's locks go with the context, released on the unloading document
     // cleanup steps, after which it runs nothing. A closed Chromium tab still runs its timers
     // and IndexedDB callbacks after its `pagehide` and `unload` (nearly always): none of its
-    // callback may run once another tab holds the lock. A polyfill
-    // releasing at `pagehide` fails this; native Chromium 156 fails it at times: printed.
+    // callback may run once another tab holds the lock. A polyfill releasing at `pagehide`
+    // fails this. Declared: native Chromium 156 runs it late at times (there the waiter's
+    // grant is asserted, and the late runs printed).
     async function closeWhileRunning() {
       const late = [];
       const waits = []; // close() called → the waiter granted, ms
@@ -206,19 +207,15 @@ for (const impl of IMPLS) {
         waits.push(ended.waited);
       }
       console.log(`# ${where}${impl}: tab closed → waiter granted in ${waits.join(', ')} ms`);
-      return late;
+      return { late, waits };
     }
-    if (impl === 'native') {
-      it("a closed tab's callback after pagehide: native reference, printed, not asserted", async () => {
-        const late = await closeWhileRunning();
-        console.log(`# ${where}native: a closed tab's callback ran ${late.length} times after the waiter's grant (up to ${Math.max(0, ...late)} ms after)`);
-      });
-    } else {
-      it("a closed tab's callback, still running after pagehide, keeps its lock until the tab is gone (spec wins over native)", async () => {
-        const late = await closeWhileRunning();
-        assert.deepEqual(late, [], `the closed tab's callback ran ${late} ms after the waiter's grant`);
-      });
-    }
+    const runsLate = impl === 'native' && BROWSER === 'chromium';
+    it(`a closed tab's callback, still running after pagehide, keeps its lock until the tab is gone${runsLate ? ' (native Chromium: at times not, declared)' : ''}`, async () => {
+      const { late, waits } = await closeWhileRunning();
+      assert.ok(waits.every((ms) => Number.isFinite(ms) && ms >= 0), `the waiter granted: ${waits}`);
+      if (runsLate) return console.log(`# native: a closed tab's callback ran ${late.length} times after the waiter's grant (up to ${Math.max(0, ...late)} ms after)`);
+      assert.deepEqual(late, [], `the closed tab's callback ran ${late} ms after the waiter's grant`);
+    });
   });
 }
 
@@ -227,7 +224,7 @@ describe(`${where}polyfill on a plain-http page, where the native API does not e
     const context = await env.browser.newContext(); // no init script: nothing hidden
     const open = async () => {
       const page = await context.newPage();
-      await page.goto(`${env.insecureOrigin}/tests/e2e/page.html?impl=polyfill`);
+      await page.goto(`${env.insecureOrigin}/tests/e2e/fixtures/page.html?impl=polyfill`);
       await page.waitForFunction(() => window.T && window.T.ready);
       return page;
     };

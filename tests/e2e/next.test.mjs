@@ -7,11 +7,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { launch } from './browser.mjs';
-import { twoTabsExclude } from './apps.mjs';
+import { launch } from './harness/browser.mjs';
+import { twoTabsExclude } from './harness/apps.mjs';
 import { ROOT, fixtureApp, run } from '../fixtures.mjs';
 
-const TOOLS = ['next@16.4.6', 'react@19.3.1', 'react-dom@19.3.1'];
 const ENV = { NEXT_TELEMETRY_DISABLED: '1' };
 
 // A port nothing listens on now (Next's servers take a port number).
@@ -43,7 +42,7 @@ async function start(app, command) {
 let app;
 let env;
 before(async () => {
-  app = fixtureApp(join(ROOT, 'test-output/next'), 'tests/apps/next', TOOLS);
+  app = fixtureApp(join(ROOT, 'test-output/next'), 'next');
   env = await launch();
 });
 after(() => env?.close());

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { launch } from './browser.mjs';
-import { twoTabsExclude } from './apps.mjs';
+import { launch } from './harness/browser.mjs';
+import { twoTabsExclude } from './harness/apps.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { ROOT, fixtureApp, run } from '../fixtures.mjs';
 
@@ -28,7 +28,7 @@ let app;
 let server;
 let origin;
 before(async () => {
-  app = fixtureApp(join(ROOT, 'test-output/parcel'), 'tests/apps/parcel', ['parcel']);
+  app = fixtureApp(join(ROOT, 'test-output/parcel'), 'parcel');
   const port = await freePort();
   const args = ['serve', 'index.html', 'other/index.html', '--port', String(port), '--dist-dir', 'dist-dev', '--no-autoinstall'];
   server = spawn(process.execPath, ['node_modules/parcel/lib/bin.js', ...args], { cwd: app, stdio: ['ignore', 'pipe', 'inherit'] });

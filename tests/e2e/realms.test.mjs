@@ -12,7 +12,7 @@
 // it installs itself and nothing native is there to hide.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, IMPLS, NO_SHARED_WORKER, hideNative, launch, where } from './browser.mjs';
+import { BROWSER, IMPLS, hideNative, launch, where } from './harness/browser.mjs';
 
 let env;
 before(async () => {
@@ -87,11 +87,11 @@ const offSpec = (impl, key) => impl === 'native' && (NATIVE_OFF_SPEC[BROWSER] ||
 // Declared: an engine without the behaviour, natively too.
 const WEBKIT_WORKERS_WAIT =
   "WebKitGTK 2.50.6 grants a dedicated worker's lock only once its page's running task ends, natively too (a timer of the worker's own asks during it)";
-// Declared: where the polyfill falls short of the spec (issue 42 open), so that the case
-// checks what it does and says what it lacks.
+// Declared: where the polyfill falls short of the spec, so that the case checks what it does
+// and says what it lacks.
 const POLYFILL_SHORT = {
   workerOrder:
-    "in Chromium and Firefox a dedicated worker's messages take a port of its own to the lock worker (so that a busy page holds none back, as natively there: the next case; in WebKit they go through its page's), and Chromium delivers them out of order with its page's now and then, Firefox where SharedWorker is missing (now and then)",
+    "in Chromium and Firefox a dedicated worker's messages take a port of its own to the lock worker (so that a busy page holds none back, as natively there: the next case; in WebKit they go through its page's), and both deliver them out of order with its page's now and then",
 };
 
 for (const impl of IMPLS) {
@@ -102,7 +102,7 @@ for (const impl of IMPLS) {
       context = await env.browser.newContext();
       page = await context.newPage();
       const origin = impl === 'native' ? env.origin : env.insecureOrigin;
-      await page.goto(`${origin}/tests/e2e/page.html?impl=${impl}`);
+      await page.goto(`${origin}/tests/e2e/fixtures/page.html?impl=${impl}`);
       await page.waitForFunction(() => window.T && window.T.ready);
       await page.evaluate(helpers);
     });
@@ -140,7 +140,7 @@ for (const impl of IMPLS) {
         const url = win.location.href;
         await R.hold(win, 'srcdoc');
         const held = await R.tryIn(window, 'srcdoc');
-        const navigated = await R.waitFor('srcdoc', () => (win.location.href = '/tests/e2e/page.html?impl=bare'));
+        const navigated = await R.waitFor('srcdoc', () => (win.location.href = '/tests/e2e/fixtures/page.html?impl=bare'));
         const outer = R.frame();
         const inner = R.frame({}, outer.contentWindow.document).contentWindow;
         const innerShape = R.shape(inner);
@@ -162,7 +162,7 @@ for (const impl of IMPLS) {
     it('an iframe reached before its same-origin page has loaded: that page’s locks, released when it is removed', async () => {
       const found = await page.evaluate(async (impl) => {
         const frame = document.createElement('iframe');
-        frame.src = `/tests/e2e/page.html?impl=${impl}`;
+        frame.src = `/tests/e2e/fixtures/page.html?impl=${impl}`;
         const loaded = new Promise((ok) => (frame.onload = ok));
         document.body.append(frame);
         const early = typeof frame.contentWindow.navigator.locks; // (its initial about:blank)
@@ -423,7 +423,7 @@ for (const impl of IMPLS) {
         const initial = first.navigator.locks;
         await R.hold(first, 'kept-initial');
         const pending = initial.request('kept-initial', () => 'late');
-        const url = '/tests/e2e/page.html?impl=bare';
+        const url = '/tests/e2e/fixtures/page.html?impl=bare';
         const waited = await R.waitFor('kept-initial', () => R.navigate(frame, () => (first.location.href = url)));
         const second = frame.contentWindow;
         const kept = second.DOMException === FirstDOMException; // (the same window)
@@ -552,8 +552,7 @@ for (const impl of IMPLS) {
       console.log(`# ${where}${impl}: the queue's orders (${whose} worker): ${orders.join(' ')}`);
       const expected = Array.from({ length: 40 }, (_, run) => (run % 2 ? 'wp' : 'pw'));
       const sorted = (order) => [...order].sort().join('');
-      const short = BROWSER == 'chromium' || (BROWSER == 'firefox' && NO_SHARED_WORKER);
-      const declared = impl === 'polyfill' && short ? POLYFILL_SHORT.workerOrder : offSpec(impl, 'workerOrder');
+      const declared = impl === 'polyfill' && BROWSER != 'webkit' ? POLYFILL_SHORT.workerOrder : offSpec(impl, 'workerOrder');
       if (declared) {
         console.log(`# ${where}declared: ${declared}`);
         assert.deepEqual(orders.map(sorted), expected.map(sorted));
@@ -630,7 +629,7 @@ describe(`${where}a third-party frame (storage of another site): request() and q
       if (impl === 'polyfill') await context.addInitScript(hideNative);
       const page = await context.newPage();
       const port = new URL(env.origin).port;
-      await page.goto(`http://a.localhost:${port}/tests/e2e/page.html?impl=bare`);
+      await page.goto(`http://a.localhost:${port}/tests/e2e/fixtures/page.html?impl=bare`);
       await page.evaluate(
         (src) =>
           new Promise((loaded) => {
@@ -639,7 +638,7 @@ describe(`${where}a third-party frame (storage of another site): request() and q
             frame.src = src;
             document.body.append(frame);
           }),
-        `http://c.localhost:${port}/tests/e2e/page.html?impl=${impl}`,
+        `http://c.localhost:${port}/tests/e2e/fixtures/page.html?impl=${impl}`,
       );
       const frame = await (await page.$('iframe')).contentFrame();
       await frame.waitForFunction(() => window.T && window.T.ready);
@@ -673,7 +672,7 @@ describe(`${where}polyfill forced over native: the page's frames use it too`, ()
   it('an about:blank iframe’s lock excludes the page’s, is released when it is removed, and nothing surfaces in the page', async () => {
     const context = await env.browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${env.origin}/tests/e2e/page.html?impl=bare`);
+    await page.goto(`${env.origin}/tests/e2e/fixtures/page.html?impl=bare`);
     await page.evaluate(helpers);
     const found = await page.evaluate(async () => {
       (await import('/dist/index.js')).install({ force: true });

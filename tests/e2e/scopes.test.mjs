@@ -4,7 +4,7 @@
 // AbortSignal.timeout (the standard way, natively too).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { IMPLS, freshSessions, hold, launch, log, query, release, until, where } from './browser.mjs';
+import { IMPLS, freshSessions, hold, launch, log, query, release, until, where } from './harness/browser.mjs';
 
 let env;
 before(async () => {
@@ -222,10 +222,15 @@ for (const impl of IMPLS) {
       await hold(a, 'a', 'tg');
       await until(a, 'granted:a:tg:exclusive');
       await holdAll(b, 'b', ['tg', 'th'], { timeout: 2000, native: impl === 'native' });
+      // A timer of the page's own, set after the request's: it fires after the timeout's.
+      await b.evaluate(() => setTimeout(() => T.log.push('timeout-passed'), 2000));
       await query(b);
       await release(a, 'a');
       await until(b, 'granted:b:tg,th:exclusive');
-      await sleep(2200); // the timeout passes while held: nothing happens
+      // The timeout passes while held: nothing happens (a rejection, with any round trip to
+      // the lock worker it made, would have come before the query's answer).
+      await until(b, 'timeout-passed', 5000);
+      await query(b);
       assert.ok(!(await log(b)).some((e) => e.startsWith('rejected')));
       await release(b, 'b');
       await until(b, 'resolved:b:done-b');
@@ -366,7 +371,7 @@ describe(`${where}polyfill: requestAll, atomic`, () => {
     await query(c);
     await hold(c, 'c-try', 'x', { ifAvailable: true });
     await until(c, 'null:c-try');
-    await sleep(200);
+    await query(c); // (a grant of c's request, made before c-try's answer, came before this one)
     assert.ok(!(await granted(c, 'c')));
     // Shared behind a shared scope is not held back.
     await holdAll(a, 'as', ['s1', 's2'], { mode: 'shared' });

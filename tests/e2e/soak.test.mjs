@@ -3,7 +3,7 @@
 // Mutual exclusion holds if the counter equals the number of committed sections.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { crash, launch, newSession } from './browser.mjs';
+import { crash, launch, newSession } from './harness/browser.mjs';
 
 const TABS = 8;
 const SECTIONS = 1000;

@@ -5,8 +5,8 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { launch } from './browser.mjs';
-import { twoTabsExclude } from './apps.mjs';
+import { launch } from './harness/browser.mjs';
+import { twoTabsExclude } from './harness/apps.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { ROOT, fixtureApp } from '../fixtures.mjs';
 
@@ -14,7 +14,7 @@ let env;
 let server;
 let origin;
 before(async () => {
-  const app = fixtureApp(join(ROOT, 'test-output/static'), 'tests/apps/static');
+  const app = fixtureApp(join(ROOT, 'test-output/static'), 'static');
   server = await serve(0, { root: app });
   origin = `http://127.0.0.1:${server.address().port}`;
   env = await launch();

@@ -12,10 +12,10 @@
 //   polyfill's host tab, as it freezes, ends its lock worker and says goodbye, so its locks go
 //   at once (lost, as entering the back/forward cache) and the others are
 //   served (src/service/tabs.rs).
-// - a freeze: Firefox and WebKit fire no `freeze` event; a crash: see `needsCrash`.
+// - a freeze: Firefox and WebKit fire no `freeze` event.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, IMPLS, hold, launch, needsCrash, newSession, prepareCrash, query, release, until, where } from './browser.mjs';
+import { BROWSER, IMPLS, hold, launch, newSession, prepareCrash, query, release, until, untilQuery, where } from './harness/browser.mjs';
 
 let env;
 before(async () => {
@@ -23,7 +23,7 @@ before(async () => {
 });
 after(() => env.close());
 
-const PAGE = '/tests/e2e/page.html';
+const PAGE = '/tests/e2e/fixtures/page.html';
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 
 // A session whose pages have no SharedWorker, unless a page is opened with `shared` (an
@@ -64,7 +64,7 @@ const setHidden = (page, hidden) =>
 const ENDS = {
   closed: { end: (page) => page.close() },
   navigated: { end: (page) => page.goto('about:blank') },
-  crashed: { skip: needsCrash, prepare: prepareCrash },
+  crashed: { prepare: prepareCrash },
   // Headless Chromium 156 freezes no page through DevTools (`Page.setWebLifecycleState`
   // answered, yet no `freeze` event fired and the page's timers ran on: measured), so the
   // test fires the document's `freeze` and `resume` as the browser does around a freeze; the
@@ -95,7 +95,7 @@ for (const impl of IMPLS) {
           await until(b, 'granted:b:x:exclusive');
           await hold(c, 'cx', 'x');
           await hold(c, 'cy', 'y');
-          await b.waitForFunction(async () => (await navigator.locks.query()).pending.length === 2);
+          await untilQuery(b, (s) => s.pending.length === 2);
           const crash = prepare && (await prepare(a));
           const ended = Date.now();
           await (crash ? crash() : end(a));
@@ -204,13 +204,13 @@ for (const impl of IMPLS) {
           await hold(one, 'one', 'x');
           await until(one, 'granted:one:x:exclusive');
           await hold(two, 'two', 'x');
-          await one.waitForFunction(async () => (await navigator.locks.query()).pending.length === 1);
+          await untilQuery(one, (s) => s.pending.length === 1);
           assert.deepEqual(await query(two), await query(one));
           assert.ok(!(await two.evaluate(() => T.log)).includes('granted:two:x:exclusive'));
           await release(one, 'one');
           await until(two, 'granted:two:x:exclusive', 5000);
           await hold(one, 'one2', 'x');
-          await two.waitForFunction(async () => (await navigator.locks.query()).pending.length === 1);
+          await untilQuery(two, (s) => s.pending.length === 1);
           await release(two, 'two');
           await until(one, 'granted:one2:x:exclusive', 5000);
           if (impl === 'polyfill') {
@@ -238,7 +238,7 @@ for (const impl of IMPLS) {
           channel.close();
         });
         await hold(b, 'b', 'x');
-        await a.waitForFunction(async () => (await navigator.locks.query()).pending.length === 1);
+        await untilQuery(a, (s) => s.pending.length === 1);
         await release(a, 'a');
         await until(b, 'granted:b:x:exclusive', 5000);
         assert.deepEqual(s.errors, []);

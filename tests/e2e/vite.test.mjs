@@ -6,15 +6,15 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch } from './browser.mjs';
-import { twoTabsExclude } from './apps.mjs';
+import { launch } from './harness/browser.mjs';
+import { twoTabsExclude } from './harness/apps.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { ROOT, fixtureApp, run } from '../fixtures.mjs';
 
 let app;
 let env;
 before(async () => {
-  app = fixtureApp(join(ROOT, 'test-output/vite'), 'tests/apps/vite', ['vite']);
+  app = fixtureApp(join(ROOT, 'test-output/vite'), 'vite');
   env = await launch();
 });
 after(() => env.close());

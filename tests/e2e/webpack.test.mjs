@@ -5,8 +5,8 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch } from './browser.mjs';
-import { twoTabsExclude } from './apps.mjs';
+import { launch } from './harness/browser.mjs';
+import { twoTabsExclude } from './harness/apps.mjs';
 import { serve } from '../../scripts/serve.mjs';
 import { ROOT, fixtureApp, run } from '../fixtures.mjs';
 
@@ -16,7 +16,7 @@ let env;
 let server;
 let origin;
 before(async () => {
-  app = fixtureApp(join(ROOT, 'test-output/webpack'), 'tests/apps/webpack', ['webpack']);
+  app = fixtureApp(join(ROOT, 'test-output/webpack'), 'webpack');
   stats = JSON.parse(run(process.execPath, ['build.mjs'], app));
   cpSync(join(app, 'public'), join(app, 'dist'), { recursive: true });
   server = await serve(0, { root: join(app, 'dist'), base: '/app/' });

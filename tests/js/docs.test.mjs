@@ -1,5 +1,5 @@
-// The README and docs/: the README stays short, every relative link and #anchor resolves, and
-// every repository path the pages name in backticks exists. Node built-ins only:
+// The README and docs/: the README stays short, every relative link and #anchor resolves,
+// every repository path the pages name in backticks exists, and so does every test they name. Node built-ins only:
 //   node --test tests/js/docs.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -135,7 +135,7 @@ for (const page of pages) {
 // Repository paths named in backticks: `tests/e2e/vite.test.mjs`, `src/service/election.rs`,
 // `docs/protocol.md`, `tests/types/` — relative to the repository's root. Globs and
 // placeholders (`tests/node/local-*.test.mjs`, `tests/e2e/<suite>`) are not paths.
-const PATH = /^(?:src|js|tests|scripts|docs|types|www|benches)\/[\w.@/-]*(?:\.(?:d\.ts|ts|js|mjs|cjs|rs|md|json|toml|sh|html|css|wasm|txt|ya?ml|lock)|\/)$/;
+const PATH = /^(?:src|js|tests|scripts|docs|types|www|bench)\/[\w.@/-]*(?:\.(?:d\.ts|ts|js|mjs|cjs|rs|md|json|toml|sh|html|css|wasm|txt|ya?ml|lock)|\/)$/;
 for (const page of pages) {
   test(`${rel(page)}: every repository path in backticks exists`, () => {
     const missing = [];
@@ -144,6 +144,21 @@ for (const page of pages) {
       if (!existsSync(join(ROOT, code))) missing.push(`${rel(page)}:${n}: \`${code}\` does not exist`);
     }
     assert.deepEqual(missing, []);
+  });
+}
+
+// A test the pages name (`tests/e2e/faults.test.mjs`, "a fault inside the lock worker"): the
+// quoted words are in that file (a test's or a group's name, or its start), whitespace aside.
+const squash = (text) => text.replace(/\s+/g, ' ');
+for (const page of pages) {
+  test(`${rel(page)}: every test it names by its words is in that file`, () => {
+    const wrong = [];
+    const text = squash(readFileSync(page, 'utf8'));
+    for (const [, file, words] of text.matchAll(/`((?:tests|bench)\/[^`]+\.(?:mjs|rs))`,? "([^"]+)"/g)) {
+      const path = join(ROOT, file);
+      if (!existsSync(path) || !squash(readFileSync(path, 'utf8')).includes(words)) wrong.push(`${rel(page)}: no "${words}" in ${file}`);
+    }
+    assert.deepEqual(wrong, []);
   });
 }
 

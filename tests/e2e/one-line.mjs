@@ -1,2 +1,0 @@
-// The benchmark floor's one-line module (tests/e2e/cold-floor.html).
-export default 1;
