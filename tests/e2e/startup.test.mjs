@@ -4,7 +4,7 @@
 // a fresh lock worker). Native is the reference, in each of the three browsers.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { BROWSER, IMPLS, crash, freshSessions, hold, launch, query, release, until, where } from './harness/browser.mjs';
+import { BROWSER, IMPLS, crash, freshSessions, happenedAt, hold, launch, loggedAt, query, release, until, where } from './harness/browser.mjs';
 
 let env;
 before(async () => {
@@ -23,9 +23,14 @@ const answer = (page, prefixes, timeout = 10_000) =>
   page
     .waitForFunction((p) => T.log.find((e) => p.some((x) => e.startsWith(x))), prefixes, { timeout })
     .then((handle) => handle.jsonValue(), () => null);
-// Grant latency from t0 (Date.now() in this process), or null if not granted within `timeout`.
+// Grant latency: from t0 (Date.now()) to the grant's callback in the page (0 if before), or
+// null if not granted within `timeout`.
 const grantedAfter = (page, entry, t0, timeout = 5_000) =>
-  until(page, entry, timeout).then(() => Date.now() - t0, () => null);
+  loggedAt(page, entry, timeout).then((at) => Math.max(0, at - t0), () => null);
+// A crash at t0 followed by the page's step `what` (`request:<key>`, `release:<key>`): the
+// waiter's latency counts from the later of the two, when the step ran in the page (WebKit's
+// harness runs it only once it drives the browser again after the crash).
+const afterBoth = async (page, t0, what) => Math.max(t0, await happenedAt(page, what));
 
 // A tab whose first action is a lock request: tests/e2e/fixtures/early-tab.html.
 const earlyTabUrl = (impl, name) => `${env.origin}/tests/e2e/fixtures/early-tab.html?impl=${impl}&name=${encodeURIComponent(name)}`;
@@ -205,8 +210,11 @@ for (const impl of IMPLS) {
         if (moment === 'requested') await v.waitForFunction(() => E.requested, null, { timeout: 10_000 });
         await hold(w, `w${i}`, name);
         await query(w);
-        const t0 = await crash(v);
-        if (moment !== 'granted') await release(w, `h${i}`);
+        let t0 = await crash(v);
+        if (moment !== 'granted') {
+          await release(w, `h${i}`);
+          t0 = await afterBoth(w, t0, `release:h${i}`);
+        }
         const latency = await grantedAfter(w, `granted:w${i}:${name}:exclusive`, t0);
         rounds.push({ moment, latency });
         await v.close().catch(() => {});
@@ -237,7 +245,7 @@ for (const impl of IMPLS) {
         const name = `first-${i}`;
         const [w] = await fresh(1); // open, no lock call yet
         const context = sessions.current.context;
-          const v = await context.newPage();
+        const v = await context.newPage();
         await v.goto(earlyTabUrl(impl, name));
         if (moment === 'granted') await v.waitForFunction(() => E.granted, null, { timeout: 10_000 });
         if (moment !== 'granted' && moment !== 'load') {
@@ -248,6 +256,7 @@ for (const impl of IMPLS) {
           t0 = await crash(v);
           await sleep(Number(moment.split('+')[1]));
           await hold(w, 'w', name);
+          t0 = await afterBoth(w, t0, 'request:w');
         } else {
           await hold(w, 'w', name);
           if (moment === 'granted') await query(w); // w waits for the victim

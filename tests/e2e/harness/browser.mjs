@@ -217,6 +217,13 @@ export async function endWhileTicking(a, b, name, end) {
 }
 export const until = (target, entry, timeout = 10_000) =>
   target.waitForFunction((e) => T.has(e), entry, { timeout });
+// When `what` happened in `target` (Date.now() in the page: T.at of fixtures/page.js).
+export const happenedAt = (target, what) => target.evaluate((w) => T.at[w], what);
+// Waits for a callback's `entry` in `target`'s log; gives Date.now() in the page as it ran.
+export async function loggedAt(target, entry, timeout = 10_000) {
+  await until(target, entry, timeout);
+  return happenedAt(target, entry);
+}
 export const hold = (target, key, name, options) =>
   target.evaluate(([k, n, o]) => T.hold(k, n, o), [key, name, options]);
 export const release = (target, key) => target.evaluate((k) => T.release(k), key);
